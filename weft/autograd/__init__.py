@@ -1,0 +1,7 @@
+"""Reverse-mode automatic differentiation (see api-autograd.md)."""
+from .api import backward, grad
+from .engine import GraphFreedError
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
+           "is_grad_enabled", "GraphFreedError"]

@@ -1,0 +1,172 @@
+"""User entry points of reverse mode: ``weft.grad``, ``autograd.backward``, and the
+autograd members of Tensor (backward, hooks, retain_grads, detach, clear_grad)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import engine
+
+
+def _as_list(x, arg):
+    if isinstance(x, Tensor):
+        return [x], True
+    if isinstance(x, (list, tuple)):
+        for i, t in enumerate(x):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"{arg}[{i}] must be a Tensor, got {type(t).__name__}")
+        return list(x), False
+    raise TypeError(f"{arg} must be a Tensor or a sequence of Tensors, got {type(x).__name__}")
+
+
+def _seed(t, g, arg):
+    """The initial cotangent of root ``t``: ones, or ``g`` checked against t."""
+    if g is None:
+        xp = np if type(t._data) is np.ndarray else _xp(t)
+        return Tensor._wrap(xp.ones(t._data.shape, dtype=t._data.dtype))
+    if not isinstance(g, Tensor):
+        raise TypeError(f"{arg} must be a Tensor or None, got {type(g).__name__}")
+    if g._data.shape != t._data.shape:
+        raise ValueError(f"{arg} has shape {g.shape} but the tensor it seeds has shape "
+                         f"{t.shape}")
+    if g._data.dtype != t._data.dtype:
+        raise TypeError(f"{arg} has dtype {g.dtype.name} but the tensor it seeds has dtype "
+                        f"{t.dtype.name}")
+    return g
+
+
+def _xp(t):
+    from ..ops._support import xp_of  # noqa: PLC0415
+
+    return xp_of(t)
+
+
+def _dump(path, roots):
+    if path is not None:
+        from .graphviz import write_dot  # noqa: PLC0415
+
+        write_dot(path, roots)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False, *, dump_backward_graph_path=None):
+    """One backward pass from ``tensors`` into the ``.grad`` of the leaves they depend on.
+
+    >>> import weft
+    >>> a = weft.to_tensor([1.0], stop_gradient=False)
+    >>> weft.autograd.backward([a * 2, a * 3])
+    >>> a.grad.tolist()
+    [5.0]
+    """
+    roots, _ = _as_list(tensors, "tensors")
+    if grad_tensors is None:
+        grad_tensors = [None] * len(roots)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors]
+    assert len(grad_tensors) == len(roots), "The length of grad_tensors must be equal to tensors"
+    for i, t in enumerate(roots):
+        if t.stop_gradient:
+            raise RuntimeError(f"tensors[{i}] has stop_gradient=True: there is nothing to "
+                               "differentiate")
+    seeds = [_seed(t, g, f"grad_tensors[{i}]") for i, (t, g) in
+             enumerate(zip(roots, grad_tensors))]
+    _dump(dump_backward_graph_path, roots)
+    engine.run_backward(roots, seeds, retain_graph=retain_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None, *,
+         dump_backward_graph_path=None):
+    """Gradients of ``outputs`` with respect to ``inputs``, as a list (one per input).
+
+    ``grad_outputs`` seeds each output (None means ones); ``create_graph=True`` makes
+    the results differentiable, for higher derivatives. ``.grad`` is not touched.
+
+    >>> import weft
+    >>> x = weft.to_tensor([1.0, 2.0], stop_gradient=False)
+    >>> (g,) = weft.grad((x ** 3).sum(), x, create_graph=True)
+    >>> weft.grad(g.sum(), x)[0].tolist()
+    [6.0, 12.0]
+    """
+    outs, _ = _as_list(outputs, "outputs")
+    ins, _ = _as_list(inputs, "inputs")
+    assert only_inputs, "only_inputs=False is not supported yet"
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    if len(grad_outputs) != len(outs):
+        raise ValueError(f"grad: grad_outputs has {len(grad_outputs)} entries but outputs has "
+                         f"{len(outs)}")
+    if retain_graph is None:
+        retain_graph = create_graph
+    ngv = None
+    if no_grad_vars is not None:
+        ngv, _ = _as_list(no_grad_vars, "no_grad_vars")
+    seeds = [_seed(t, g, f"grad_outputs[{i}]") for i, (t, g) in
+             enumerate(zip(outs, grad_outputs))]
+    _dump(dump_backward_graph_path, outs)
+    res = engine.run_backward(outs, seeds, retain_graph=retain_graph, create_graph=create_graph,
+                              inputs=ins, allow_unused=allow_unused, no_grad_vars=ngv)
+    for i, (r, t) in enumerate(zip(res, ins)):
+        if r is None:
+            if not allow_unused:
+                raise ValueError(f"The {i}-th input does not appear in the backward graph. "
+                                 "Please check the input tensor or set allow_unused=True to "
+                                 "get None result.")
+            continue
+        if r._data.shape != t._data.shape:
+            r = engine.support.sum_to_shape(r, t.shape)
+        if not create_graph:
+            r = r.detach()
+        res[i] = r
+    return res
+
+
+# ----------------------------------------------------------------------------------
+# Tensor members
+
+def _tensor_backward(self, grad_tensor=None, retain_graph=False, *,
+                     dump_backward_graph_path=None):
+    """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (seeded with ones by default)."""
+    if self.stop_gradient:
+        raise RuntimeError("backward() on a tensor with stop_gradient=True: nothing requires "
+                           "grad (set stop_gradient=False on the inputs)")
+    seed = _seed(self, grad_tensor, "grad_tensor")
+    _dump(dump_backward_graph_path, [self])
+    engine.run_backward([self], [seed], retain_graph=retain_graph)
+
+
+def _detach(self):
+    """A new tensor sharing this one's storage, with no history and stop_gradient=True."""
+    t = Tensor._wrap(self._data)
+    t._version = self._version
+    return t
+
+
+def _detach_(self):
+    self._node = None
+    self._oidx = 0
+    self.stop_gradient = True
+    return self
+
+
+def _clear_grad(self, set_to_zero=True):
+    if self._grad is None:
+        return
+    if set_to_zero:
+        self._grad = Tensor._wrap(self._grad._data * 0)
+    else:
+        self._grad = None
+
+
+def _clear_gradient(self, set_to_zero=True):
+    _clear_grad(self, set_to_zero)
+
+
+Tensor.backward = _tensor_backward
+Tensor.register_hook = engine.register_hook
+Tensor.retain_grads = engine.retain_grads
+Tensor.detach = _detach
+Tensor.detach_ = _detach_
+Tensor.clear_grad = _clear_grad
+Tensor.clear_gradient = _clear_gradient

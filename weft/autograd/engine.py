@@ -1,0 +1,458 @@
+"""The reverse-mode engine: primitives, graph nodes, and the backward traversal.
+
+An op is a :class:`Primitive`: a forward on backend arrays plus one vjp per
+differentiable input, each written in weft ops. Calling a primitive through
+:func:`apply` runs the forward and, when grad mode is on and an input requires
+grad, records a :class:`Node` that holds the inputs, the non-tensor parameters
+and whatever the vjps need. Backward walks the nodes in reverse topological
+order; because vjps are weft ops, running them with grad mode on
+(``create_graph=True``) records a graph of the backward pass itself, which is how
+every order of derivative works.
+
+The engine fixes up what each vjp returns: a gradient broadcast wider than its
+input is summed back to the input's shape, a complex gradient of a real input
+keeps its real part, and the dtype is cast to the input's. Rules therefore only
+state the mathematics.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from .grad_mode import mode
+
+_ndarray = np.ndarray
+
+
+class GraphFreedError(RuntimeError):
+    """Raised when a backward pass reaches nodes whose saved tensors were released."""
+
+
+class Primitive:
+    """A differentiable op: ``fwd(*arrays, **params)`` and one vjp per input.
+
+    ``vjps[i](g, ans, *args, **params)`` returns the cotangent of input ``i``
+    given the output cotangent ``g`` and the output ``ans`` (tuples of Tensors
+    for multi-output ops), with ``args`` the op's inputs as Tensors (or the
+    constants that were passed). ``None`` in ``vjps`` marks a non-differentiable
+    input. ``save`` lists the indices of inputs whose *values* the vjps read (for
+    the in-place check); ``save_out`` says whether they read ``ans``.
+    """
+
+    __slots__ = ("name", "fwd", "vjps", "save", "save_out", "n_out", "jvp", "__weakref__")
+
+    def __init__(self, name, fwd, n_out=1):
+        self.name = name
+        self.fwd = fwd
+        self.vjps = ()
+        self.save = None
+        self.save_out = False
+        self.n_out = n_out
+        self.jvp = None
+
+    def __repr__(self):
+        return f"<primitive {self.name}>"
+
+
+def defvjp(prim, *vjps, save=None, save_out=None):
+    """Register the vjp rules of ``prim`` (one per positional input).
+
+    ``save``: indices of inputs the rules read (default: all of them);
+    ``save_out``: whether the rules read the output (default: guessed from the
+    rules' parameter names is too magic, so it is True unless said otherwise).
+    """
+    prim.vjps = tuple(vjps)
+    prim.save = tuple(range(len(vjps))) if save is None else tuple(save)
+    prim.save_out = True if save_out is None else bool(save_out)
+    return prim
+
+
+class Node:
+    """One recorded op application."""
+
+    __slots__ = ("prim", "inputs", "params", "outs", "out_meta", "versions",
+                 "hooks", "retained", "__weakref__")
+
+    def __repr__(self):
+        return f"<Node {self.prim.name}>"
+
+
+# Ops the engine needs to fix up gradients; set by weft.ops when it loads.
+class _Support:
+    sum_to_shape = None   # (Tensor, shape list) -> Tensor
+    real = None           # Tensor -> Tensor
+    cast = None           # (Tensor, dtype) -> Tensor
+    zeros = None          # (shape, dtype, like Tensor) -> Tensor
+    ones_like = None      # Tensor -> Tensor
+
+
+support = _Support()
+
+
+def _differentiable(t):
+    return t._data.dtype.kind in "fc"
+
+
+def apply(prim, *args, **params):
+    """Run ``prim`` on ``args`` (Tensors or constants) and record it if needed."""
+    record = False
+    datas = []
+    for a in args:
+        if isinstance(a, Tensor):
+            datas.append(a._data)
+            if not a.stop_gradient:
+                record = True
+        else:
+            datas.append(a)
+    out = prim.fwd(*datas, **params)
+    if prim.n_out == 1:
+        if type(out) is not _ndarray and not hasattr(out, "__cuda_array_interface__"):
+            out = np.asarray(out)
+        if record and mode.enabled and out.dtype.kind in "fc":
+            node = _record(prim, args, params, (out,))
+            t = Tensor._wrap(out)
+            t.stop_gradient = False
+            t._node = node
+            return t
+        return Tensor._wrap(out)
+    outs = tuple(o if type(o) is _ndarray or hasattr(o, "__cuda_array_interface__")
+                 else np.asarray(o) for o in out)
+    if record and mode.enabled:
+        node = _record(prim, args, params, outs)
+        res = []
+        for i, o in enumerate(outs):
+            t = Tensor._wrap(o)
+            if o.dtype.kind in "fc":
+                t.stop_gradient = False
+                t._node = node
+                t._oidx = i
+            res.append(t)
+        return tuple(res)
+    return tuple(Tensor._wrap(o) for o in outs)
+
+
+def _record(prim, args, params, outs):
+    node = Node()
+    node.prim = prim
+    node.inputs = args
+    node.params = params
+    node.outs = outs if prim.save_out else None
+    node.out_meta = tuple((o.shape, o.dtype) for o in outs) if prim.n_out > 1 else None
+    save = prim.save
+    if save:
+        vs = []
+        for i in save:
+            a = args[i]
+            if isinstance(a, Tensor):
+                vs.append((i, a._version, a._version[0]))
+        node.versions = vs
+    else:
+        node.versions = ()
+    node.hooks = None
+    node.retained = None
+    return node
+
+
+# ----------------------------------------------------------------------------------
+# backward traversal
+
+
+def _topo(root_nodes, blocked):
+    """Nodes reachable from ``root_nodes``, consumers before producers."""
+    order = []
+    seen = set()
+    for root in root_nodes:
+        if id(root) in seen:
+            continue
+        seen.add(id(root))
+        stack = [(root, iter(root.inputs if root.inputs is not None else ()))]
+        while stack:
+            node, it = stack[-1]
+            for a in it:
+                if isinstance(a, Tensor) and not a.stop_gradient:
+                    n = a._node
+                    if n is not None and id(n) not in seen and (id(n), a._oidx) not in blocked:
+                        seen.add(id(n))
+                        stack.append((n, iter(n.inputs if n.inputs is not None else ())))
+                        break
+            else:
+                stack.pop()
+                order.append(node)
+    order.reverse()
+    return order
+
+
+def _check_versions(node):
+    for i, counter, v in node.versions:
+        if counter[0] != v:
+            raise RuntimeError(
+                f"one of the tensors needed for gradient computation (input {i} of "
+                f"{node.prim.name}) has been modified by an inplace operation. Its version "
+                f"is {counter[0]} but the expected version is {v}.")
+
+
+def _fix_grad(g, t):
+    """Bring a vjp result to the shape and dtype of input ``t``."""
+    if not isinstance(g, Tensor):
+        raise TypeError(f"vjp returned {type(g).__name__}, expected a Tensor")
+    d = t._data
+    if g._data.shape != d.shape:
+        g = support.sum_to_shape(g, list(d.shape))
+    gd = g._data.dtype
+    if gd != d.dtype:
+        if gd.kind == "c" and d.dtype.kind != "c":
+            g = support.real(g)
+        if g._data.dtype != d.dtype:
+            g = support.cast(g, d.dtype)
+    return g
+
+
+def _add(a, b):
+    return b if a is None else a + b
+
+
+def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
+                 inputs=None, allow_unused=False, no_grad_vars=None, accumulate=True):
+    """Propagate ``root_grads`` from ``roots``.
+
+    With ``inputs=None`` gradients accumulate into leaf ``.grad`` (``backward``);
+    otherwise the gradients of ``inputs`` are returned and nothing is stored
+    (``weft.grad``).
+    """
+    blocked = set()
+    blocked_leaves = set()
+    for t in no_grad_vars or ():
+        if t._node is not None:
+            blocked.add((id(t._node), t._oidx))
+        else:
+            blocked_leaves.add(id(t))
+
+    # targets of weft.grad: leaves by identity, non-leaves by (node, output)
+    leaf_targets = {}
+    node_targets = {}
+    if inputs is not None:
+        for k, t in enumerate(inputs):
+            if t._node is None:
+                leaf_targets.setdefault(id(t), []).append(k)
+            else:
+                node_targets.setdefault((id(t._node), t._oidx), []).append(k)
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+
+    buffers = {}        # id(node) -> list of cotangents per output
+    leaf_acc = {}       # id(leaf) -> [leaf, grad]
+    root_nodes = []
+    for t, g in zip(roots, root_grads):
+        if t.stop_gradient:
+            continue
+        if t._node is None:
+            if id(t) in blocked_leaves:
+                continue
+            e = leaf_acc.get(id(t))
+            if e is None:
+                leaf_acc[id(t)] = [t, g]
+            else:
+                e[1] = e[1] + g
+            continue
+        if (id(t._node), t._oidx) in blocked:
+            continue
+        buf = buffers.get(id(t._node))
+        if buf is None:
+            buf = buffers[id(t._node)] = [None] * t._node.prim.n_out
+            root_nodes.append(t._node)
+        buf[t._oidx] = _add(buf[t._oidx], g)
+
+    order = _topo(root_nodes, blocked)
+
+    if inputs is not None:
+        # prune: only nodes from which some target is reachable need their vjps run
+        needed = set()
+        for node in reversed(order):
+            if node.inputs is None:
+                continue
+            for a in node.inputs:
+                if isinstance(a, Tensor) and not a.stop_gradient:
+                    if a._node is None:
+                        if id(a) in leaf_targets:
+                            needed.add(id(node))
+                            break
+                    elif id(a._node) in needed or (id(a._node), a._oidx) in node_targets:
+                        needed.add(id(node))
+                        break
+    else:
+        needed = None
+
+    prev_mode = mode.enabled
+    mode.enabled = create_graph
+    try:
+        for node in order:
+            gs = buffers.pop(id(node), None)
+            if gs is None:
+                continue
+            if node.inputs is None:
+                raise GraphFreedError(
+                    f"trying to run backward through {node.prim.name} a second time, but its "
+                    "saved tensors were already freed; pass retain_graph=True to the first "
+                    "backward (or weft.grad) to keep the graph")
+            if node.hooks is not None:
+                for oi, hooks in node.hooks.items():
+                    if gs[oi] is not None:
+                        for h in list(hooks.values()):
+                            r = h(gs[oi])
+                            if r is not None:
+                                gs[oi] = r
+            if node.retained is not None:
+                for oi, ref in node.retained.items():
+                    tt = ref()
+                    if tt is not None and gs[oi] is not None:
+                        g = gs[oi] if create_graph else gs[oi].detach()
+                        tt._grad = g if tt._grad is None or not accumulate else tt._grad + g
+            if node_targets:
+                for oi in range(len(gs)):
+                    ks = node_targets.get((id(node), oi))
+                    if ks:
+                        for k in ks:
+                            captured[k] = _add(captured[k], gs[oi])
+            if needed is not None and id(node) not in needed:
+                continue
+            _check_versions(node)
+            prim = node.prim
+            if prim.n_out == 1:
+                g = gs[0]
+                ans = Tensor._wrap(node.outs[0]) if node.outs is not None else None
+            else:
+                g = tuple(_materialise(gi, meta, node) for gi, meta in zip(gs, node.out_meta))
+                ans = (tuple(Tensor._wrap(o) for o in node.outs)
+                       if node.outs is not None else None)
+            if create_graph and ans is not None:
+                # the saved output, as a tensor on the graph, so vjps that use it differentiate
+                if prim.n_out == 1:
+                    ans.stop_gradient = False
+                    ans._node = node
+                else:
+                    for i, a in enumerate(ans):
+                        if a._data.dtype.kind in "fc":
+                            a.stop_gradient = False
+                            a._node = node
+                            a._oidx = i
+            args = node.inputs
+            vjps = prim.vjps
+            for i, a in enumerate(args):
+                if not isinstance(a, Tensor) or a.stop_gradient or a._data.dtype.kind not in "fc":
+                    continue
+                an = a._node
+                if an is None:
+                    if id(a) in blocked_leaves:
+                        continue
+                    if needed is not None and id(a) not in leaf_targets:
+                        continue
+                elif (id(an), a._oidx) in blocked:
+                    continue
+                elif needed is not None and id(an) not in needed and \
+                        (id(an), a._oidx) not in node_targets:
+                    continue
+                rule = vjps[i] if i < len(vjps) else None
+                if rule is None:
+                    raise RuntimeError(f"{prim.name} is not differentiable with respect to "
+                                       f"input {i}")
+                gi = rule(g, ans, *args, **node.params)
+                if gi is None:
+                    continue
+                gi = _fix_grad(gi, a)
+                if an is None:
+                    e = leaf_acc.get(id(a))
+                    if e is None:
+                        leaf_acc[id(a)] = [a, gi]
+                    else:
+                        e[1] = e[1] + gi
+                else:
+                    buf = buffers.get(id(an))
+                    if buf is None:
+                        buf = buffers[id(an)] = [None] * an.prim.n_out
+                    buf[a._oidx] = _add(buf[a._oidx], gi)
+            if not retain_graph:
+                node.inputs = None
+                node.outs = None
+                node.params = None
+
+        # leaves: hooks see the total gradient, then it is captured or accumulated
+        for lid, (leaf, g) in leaf_acc.items():
+            if leaf._hooks:
+                for h in list(leaf._hooks.values()):
+                    r = h(g)
+                    if r is not None:
+                        g = r
+            if inputs is not None:
+                for k in leaf_targets.get(lid, ()):
+                    captured[k] = _add(captured[k], g)
+            elif accumulate:
+                if not create_graph:
+                    g = g.detach()
+                leaf._grad = g if leaf._grad is None else leaf._grad + g
+    finally:
+        mode.enabled = prev_mode
+    return captured
+
+
+def _materialise(g, meta, node):
+    if g is not None:
+        return g
+    shape, dtype = meta
+    if dtype.kind not in "fc":
+        return None
+    return support.zeros(list(shape), dtype, node)
+
+
+# ----------------------------------------------------------------------------------
+# hooks and retain_grads on non-leaves live on the node, keyed by output index
+
+
+class RemovableHandle:
+    """Handle returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    _next = [0]
+
+    def __init__(self, registry):
+        self._registry = weakref.ref(registry) if registry is not None else None
+        RemovableHandle._next[0] += 1
+        self.id = RemovableHandle._next[0]
+
+    def remove(self):
+        reg = self._registry() if self._registry is not None else None
+        if reg is not None:
+            reg.pop(self.id, None)
+
+
+def register_hook(t, hook):
+    if t.stop_gradient:
+        raise RuntimeError("Cannot register hook on a tensor that stop gradient.")
+    if not callable(hook):
+        raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
+    if t._node is None:
+        if t._hooks is None:
+            t._hooks = _HookDict()
+        reg = t._hooks
+    else:
+        node = t._node
+        if node.hooks is None:
+            node.hooks = {}
+        reg = node.hooks.setdefault(t._oidx, _HookDict())
+    h = RemovableHandle(reg)
+    reg[h.id] = hook
+    return h
+
+
+class _HookDict(dict):
+    """A dict that can be weakly referenced by hook handles."""
+
+    __slots__ = ("__weakref__",)
+
+
+def retain_grads(t):
+    if t._node is None or t.stop_gradient:
+        return
+    node = t._node
+    if node.retained is None:
+        node.retained = {}
+    node.retained[t._oidx] = weakref.ref(t)

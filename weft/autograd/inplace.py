@@ -1,0 +1,45 @@
+"""In-place updates on top of out-of-place ops.
+
+An in-place op computes its result out of place from a snapshot of the target's
+autograd state, writes the values into the target's storage (so ``detach()``
+aliases and ``numpy()`` views see them), bumps the shared version counter and
+moves the target onto the result's graph node. A backward that needs the
+overwritten values then finds the version changed and raises, instead of
+silently using the new values.
+"""
+from __future__ import annotations
+
+from ..core.tensor import Tensor
+from .grad_mode import mode
+
+
+def inplace(target, compute, op):
+    """Make ``target`` hold ``compute(snapshot_of_target)``; returns ``target``."""
+    if mode.enabled and target._node is None and not target.stop_gradient \
+            and target._data.dtype.kind in "fc":
+        raise ValueError(f"{op}: Leaf Tensor that doesn't stop gradient can't use inplace "
+                         "strategy (wrap the update in weft.no_grad() or use the out-of-place "
+                         "op)")
+    old = Tensor._wrap(target._data)
+    old.stop_gradient = target.stop_gradient
+    old._node = target._node
+    old._oidx = target._oidx
+    old._version = target._version
+    result = compute(old)
+    rd = result._data
+    if rd.dtype != target._data.dtype:
+        raise TypeError(f"{op}: the result has dtype {rd.dtype.name} but the tensor updated in "
+                        f"place has dtype {target._data.dtype.name}; in-place ops never promote")
+    if rd.shape != target._data.shape:
+        raise ValueError(f"{op}: the result has shape {list(rd.shape)} but the tensor updated "
+                         f"in place has shape {target.shape}")
+    if target._data.flags.writeable if hasattr(target._data, "flags") else True:
+        target._data[...] = rd
+    else:  # a read-only broadcast view: give the target storage of its own
+        target._data = rd.copy()
+    target._version[0] += 1
+    if not result.stop_gradient:
+        target._node = result._node
+        target._oidx = result._oidx
+        target.stop_gradient = False
+    return target

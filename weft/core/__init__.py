@@ -1,0 +1,1 @@
+"""Tensor, dtypes and devices: the layer everything else stands on."""

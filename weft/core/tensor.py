@@ -1,0 +1,256 @@
+"""The Tensor: one backend array plus autograd bookkeeping.
+
+Operators and most methods are attached by ``weft.ops`` and ``weft.autograd``
+when the package loads, so this module depends on nothing above ``core``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .place import CPU, CUDAPlace, place_of_array
+
+_ndarray = np.ndarray
+
+
+class Tensor:
+    """An n-dimensional array on a device, optionally recording gradients.
+
+    Create tensors with :func:`weft.to_tensor` or the creation functions rather
+    than with this class.
+
+    >>> import weft
+    >>> t = weft.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> t.shape, t.dtype
+    ([2, 2], dtype('float32'))
+    """
+
+    __slots__ = ("_data", "stop_gradient", "_grad", "_node", "_oidx", "_version",
+                 "_hooks", "name", "persistable", "__weakref__")
+
+    # numpy defers to our reflected operators (np.float64(2) * t -> Tensor)
+    __array_priority__ = 1000
+
+    def __init__(self, data=None, dtype=None, place=None, stop_gradient=True):
+        from .convert import to_array  # noqa: PLC0415
+        self._data = to_array(data, dtype, place)
+        self.stop_gradient = stop_gradient
+        self._grad = None
+        self._node = None
+        self._oidx = 0
+        self._version = [0]
+        self._hooks = None
+        self.name = None
+        self.persistable = False
+
+    @classmethod
+    def _wrap(cls, data):
+        """Fast constructor around a backend array (no checks, no copy)."""
+        t = object.__new__(cls)
+        t._data = data
+        t.stop_gradient = True
+        t._grad = None
+        t._node = None
+        t._oidx = 0
+        t._version = [0]
+        t._hooks = None
+        t.name = None
+        t.persistable = False
+        return t
+
+    # -- metadata ------------------------------------------------------------------
+    @property
+    def shape(self):
+        return list(self._data.shape)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def size(self):
+        return int(self._data.size)
+
+    def numel(self):
+        return int(self._data.size)
+
+    @property
+    def dtype(self):
+        return self._data.dtype
+
+    @property
+    def place(self):
+        d = self._data
+        return CPU if type(d) is _ndarray else place_of_array(d)
+
+    @property
+    def is_leaf(self):
+        return self._node is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"grad: expected a Tensor or None, got {type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise ValueError(f"grad: expected shape {self.shape}, got {value.shape}")
+        self._grad = value
+
+    def _grad_ivar(self):
+        return self._grad
+
+    def gradient(self):
+        """Deprecated: ``.grad`` as a numpy array, or None."""
+        import warnings  # noqa: PLC0415
+
+        warnings.warn("Tensor.gradient() is deprecated; use Tensor.grad", DeprecationWarning,
+                      stacklevel=2)
+        return None if self._grad is None else self._grad.numpy()
+
+    def is_sparse(self):
+        return False
+
+    def is_sparse_coo(self):
+        return False
+
+    def is_sparse_csr(self):
+        return False
+
+    def is_dense(self):
+        return True
+
+    def is_complex(self):
+        return self._data.dtype.kind == "c"
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def is_integer(self):
+        return self._data.dtype.kind in "iu"
+
+    # -- conversion ----------------------------------------------------------------
+    def numpy(self):
+        """The values as a numpy array (no copy for a CPU tensor)."""
+        d = self._data
+        if type(d) is _ndarray:
+            return d
+        return d.get()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        if dtype is not None and a.dtype != dtype:
+            return a.astype(dtype)
+        if copy:
+            return a.copy()
+        return a
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def item(self, *args):
+        if args:
+            return self.numpy().item(*args)
+        if self._data.size != 1:
+            raise ValueError(f"item(): only one-element tensors can be converted to a Python "
+                             f"scalar, this one has shape {self.shape}")
+        return self.numpy().item()
+
+    def _scalar(self, kind):
+        if self._data.size != 1:
+            raise TypeError(f"only one-element tensors can be converted to Python {kind}, "
+                            f"got shape {self.shape}")
+        return self.numpy().reshape(()).item()
+
+    def __float__(self):
+        return float(self._scalar("float"))
+
+    def __int__(self):
+        return int(self._scalar("int").real if self.is_complex() else self._scalar("int"))
+
+    def __complex__(self):
+        return complex(self._scalar("complex"))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise ValueError(f"the truth value of a tensor with {self._data.size} elements is "
+                             "ambiguous; use .any() or .all()")
+        return bool(self.numpy().reshape(()).item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError(f"only integer tensors of one element can be used as an index, got "
+                            f"{self.dtype.name} of shape {self.shape}")
+        return int(self.numpy().reshape(()).item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-D tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-D tensor")
+        for i in range(self._data.shape[0]):
+            yield self[i]
+
+    def __hash__(self):
+        return id(self)
+
+    # -- DLPack --------------------------------------------------------------------
+    def __dlpack__(self, *args, **kwargs):
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    # -- printing and pickling -----------------------------------------------------
+    def __repr__(self):
+        p = self.place
+        place = "Place(cpu)" if not p.is_gpu else f"Place(gpu:{p.device_id})"
+        vals = np.array2string(self.numpy(), separator=", ", precision=8,
+                               prefix=" " * 7, threshold=1000, edgeitems=3)
+        return (f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={place}, "
+                f"stop_gradient={self.stop_gradient},\n       {vals})")
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 or self._data.size == 1 and spec:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __reduce__(self):
+        p = self.place
+        return (_rebuild, (self.numpy(), p.device_id if p.is_gpu else None,
+                           self.stop_gradient))
+
+    # -- places --------------------------------------------------------------------
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device_id=None, blocking=True):
+        return self.to(CUDAPlace(device_id or 0))
+
+
+def _rebuild(array, device_id, stop_gradient):
+    from .place import move_array  # noqa: PLC0415
+
+    data = array if device_id is None else move_array(array, CUDAPlace(device_id))
+    t = Tensor._wrap(data)
+    t.stop_gradient = stop_gradient
+    return t
+
+
+def is_tensor(x):
+    """True for weft Tensors (dense or sparse)."""
+    return isinstance(x, Tensor)
+
