@@ -107,30 +107,26 @@ def apply(prim, *args, **params):
         else:
             datas.append(a)
     out = prim.fwd(*datas, **params)
+    record = record and mode.enabled
     if prim.n_out == 1:
         if type(out) is not _ndarray and not hasattr(out, "__cuda_array_interface__"):
             out = np.asarray(out)
-        if record and mode.enabled and out.dtype.kind in "fc":
-            node = _record(prim, args, params, (out,))
-            t = Tensor._wrap(out)
+        t = Tensor._wrap(out)
+        if record and out.dtype.kind in "fc":
             t.stop_gradient = False
-            t._node = node
-            return t
-        return Tensor._wrap(out)
+            t._node = _record(prim, args, params, (out,))
+        return t
     outs = tuple(o if type(o) is _ndarray or hasattr(o, "__cuda_array_interface__")
                  else np.asarray(o) for o in out)
-    if record and mode.enabled:
+    res = tuple(Tensor._wrap(o) for o in outs)
+    if record:
         node = _record(prim, args, params, outs)
-        res = []
-        for i, o in enumerate(outs):
-            t = Tensor._wrap(o)
-            if o.dtype.kind in "fc":
+        for i, t in enumerate(res):
+            if t._data.dtype.kind in "fc":
                 t.stop_gradient = False
                 t._node = node
                 t._oidx = i
-            res.append(t)
-        return tuple(res)
-    return tuple(Tensor._wrap(o) for o in outs)
+    return res
 
 
 def _record(prim, args, params, outs):
@@ -316,21 +312,21 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                             captured[k] = _add(captured[k], gs[oi])
             if needed is not None and id(node) not in needed:
                 continue
-            _check_versions(node)
+            if node.versions:
+                _check_versions(node)
             prim = node.prim
+            outs = node.outs
             if prim.n_out == 1:
                 g = gs[0]
-                ans = Tensor._wrap(node.outs[0]) if node.outs is not None else None
-            else:
-                g = tuple(_materialise(gi, meta, node) for gi, meta in zip(gs, node.out_meta))
-                ans = (tuple(Tensor._wrap(o) for o in node.outs)
-                       if node.outs is not None else None)
-            if create_graph and ans is not None:
-                # the saved output, as a tensor on the graph, so vjps that use it differentiate
-                if prim.n_out == 1:
+                ans = None if outs is None else Tensor._wrap(outs[0])
+                if create_graph and ans is not None:
+                    # the saved output as a tensor on the graph, so rules using it differentiate
                     ans.stop_gradient = False
                     ans._node = node
-                else:
+            else:
+                g = tuple(_materialise(gi, meta, node) for gi, meta in zip(gs, node.out_meta))
+                ans = None if outs is None else tuple(Tensor._wrap(o) for o in outs)
+                if create_graph and ans is not None:
                     for i, a in enumerate(ans):
                         if a._data.dtype.kind in "fc":
                             a.stop_gradient = False
@@ -338,16 +334,19 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                             a._oidx = i
             args = node.inputs
             vjps = prim.vjps
-            for i, a in enumerate(args):
+            params = node.params
+            i = -1
+            for a in args:
+                i += 1
                 if not isinstance(a, Tensor) or a.stop_gradient or a._data.dtype.kind not in "fc":
                     continue
                 an = a._node
                 if an is None:
-                    if id(a) in blocked_leaves:
+                    if blocked_leaves and id(a) in blocked_leaves:
                         continue
                     if needed is not None and id(a) not in leaf_targets:
                         continue
-                elif (id(an), a._oidx) in blocked:
+                elif blocked and (id(an), a._oidx) in blocked:
                     continue
                 elif needed is not None and id(an) not in needed and \
                         (id(an), a._oidx) not in node_targets:
@@ -356,10 +355,12 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                 if rule is None:
                     raise RuntimeError(f"{prim.name} is not differentiable with respect to "
                                        f"input {i}")
-                gi = rule(g, ans, *args, **node.params)
+                gi = rule(g, ans, *args, **params)
                 if gi is None:
                     continue
-                gi = _fix_grad(gi, a)
+                if type(gi) is not Tensor or gi._data.shape != a._data.shape or \
+                        gi._data.dtype != a._data.dtype:
+                    gi = _fix_grad(gi, a)
                 if an is None:
                     e = leaf_acc.get(id(a))
                     if e is None:
@@ -370,7 +371,8 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                     buf = buffers.get(id(an))
                     if buf is None:
                         buf = buffers[id(an)] = [None] * an.prim.n_out
-                    buf[a._oidx] = _add(buf[a._oidx], gi)
+                    o = a._oidx
+                    buf[o] = gi if buf[o] is None else buf[o] + gi
             if not retain_graph:
                 node.inputs = None
                 node.outs = None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .place import CPU, CUDAPlace, place_of_array
+from .place import CPU, place_of_array
 
 _ndarray = np.ndarray
 
@@ -232,13 +232,6 @@ class Tensor:
         p = self.place
         return (_rebuild, (self.numpy(), p.device_id if p.is_gpu else None,
                            self.stop_gradient))
-
-    # -- places --------------------------------------------------------------------
-    def cpu(self):
-        return self.to("cpu")
-
-    def cuda(self, device_id=None, blocking=True):
-        return self.to(CUDAPlace(device_id or 0))
 
 
 def _rebuild(array, device_id, stop_gradient):

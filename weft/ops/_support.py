@@ -50,8 +50,7 @@ def binary_operands(x, y, op, float_result=False):
     ``weft.core.dtype``). ``float_result`` makes integer results the default float
     dtype (true division). Returns ``(x, y)`` where a scalar stays a Python scalar.
     """
-    from .cast import cast  # noqa: PLC0415  (cast is itself a primitive op)
-
+    cast = _cast()
     xt = isinstance(x, Tensor)
     yt = isinstance(y, Tensor)
     if xt and yt:
@@ -89,6 +88,19 @@ def binary_operands(x, y, op, float_result=False):
         if not info.min <= s <= info.max:
             raise ValueError(f"{op}: the scalar {s} does not fit in {d.name}")
     return (t, s) if first else (s, t)
+
+
+def _cast():
+    # cast is itself an op built on this module, so it is looked up on first use
+    global _cast_fn
+    if _cast_fn is None:
+        from .cast import cast  # noqa: PLC0415
+
+        _cast_fn = cast
+    return _cast_fn
+
+
+_cast_fn = None
 
 
 def normalize_axis(axis, ndim, op, arg="axis"):

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
+from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from ._support import binary_operands, require_float, tensor_arg
 
@@ -117,17 +118,28 @@ defvjp(_acos, lambda g, ans, x: -g / cj(sqrt(1 - x * x)), save_out=False)
 defvjp(_atan, lambda g, ans, x: g / cj(1 + x * x), save_out=False)
 defvjp(_sinh, lambda g, ans, x: g * cj(cosh(x)), save_out=False)
 defvjp(_cosh, lambda g, ans, x: g * cj(sinh(x)), save_out=False)
-defvjp(_tanh, lambda g, ans, x: g * cj(1 - ans * ans), save=())
+defvjp(_tanh, lambda g, ans, x: apply(_tanh_backward, g, ans), save=())
 defvjp(_asinh, lambda g, ans, x: g / cj(sqrt(x * x + 1)), save_out=False)
 defvjp(_acosh, lambda g, ans, x: g / cj(sqrt(x * x - 1)), save_out=False)
 defvjp(_atanh, lambda g, ans, x: g / cj(1 - x * x), save_out=False)
-defvjp(_sigmoid, lambda g, ans, x: g * cj(ans * (1 - ans)), save=())
+defvjp(_sigmoid, lambda g, ans, x: apply(_sigmoid_backward, g, ans), save=())
 for _p in (_floor, _ceil, _round, _trunc):
     defvjp(_p, lambda g, ans, x: g * 0, **_no_save)
 defvjp(_real, lambda g, ans, x: g, **_no_save)
 defvjp(_imag, lambda g, ans, x: g * 1j, **_no_save)
 defvjp(_conj, lambda g, ans, x: conj(g), **_no_save)
 defvjp(_angle, lambda g, ans, x: _angle_vjp(g, x), save_out=False)
+
+# tanh and sigmoid backward as single ops (one pass instead of three in the hot
+# backward of small-tensor code), themselves differentiable for higher orders
+_tanh_backward = Primitive("tanh_backward", lambda g, y: g * np.conjugate(1 - y * y))
+_sigmoid_backward = Primitive("sigmoid_backward", lambda g, y: g * np.conjugate(y * (1 - y)))
+# out = g * conj(h(y)) is holomorphic in g and anti-holomorphic in y, so the rule
+# for y conjugates the whole product: conj(gg * conj(g) * h'(y))
+defvjp(_tanh_backward, lambda gg, ans, g, y: gg * (1 - y * y),
+       lambda gg, ans, g, y: -2 * cj(gg * cj(g) * y), save_out=False)
+defvjp(_sigmoid_backward, lambda gg, ans, g, y: gg * (y * (1 - y)),
+       lambda gg, ans, g, y: cj(gg * cj(g) * (1 - 2 * y)), save_out=False)
 
 
 def _pow_vjp_x(g, ans, x, y):
@@ -178,11 +190,24 @@ def sgn(x, name=None):
 
 def _binary(prim, doc, float_result=False):
     name = prim.name
+    nd = np.ndarray
+    weak = _dt._scalar_cache
 
     def op(x, y, name=None):
-        if type(x) is Tensor and type(y) is Tensor and x._data.dtype == y._data.dtype \
-                and not float_result and type(x._data) is type(y._data) is np.ndarray:
-            return apply(prim, x, y)
+        # fast paths for the common cases: no promotion, no device check needed
+        if type(x) is Tensor:
+            xd = x._data
+            if type(y) is Tensor:
+                if xd.dtype == y._data.dtype and type(xd) is nd and type(y._data) is nd \
+                        and (not float_result or xd.dtype.kind in "fc"):
+                    return apply(prim, x, y)
+            elif (type(y) is float or type(y) is int) and xd.dtype.kind in "fc" and \
+                    weak.get((xd.dtype, type(y))) is xd.dtype:
+                return apply(prim, x, y)
+        elif (type(x) is float or type(x) is int) and type(y) is Tensor:
+            yd = y._data
+            if yd.dtype.kind in "fc" and weak.get((yd.dtype, type(x))) is yd.dtype:
+                return apply(prim, x, y)
         x, y = binary_operands(x, y, prim.name, float_result)
         return apply(prim, x, y)
 

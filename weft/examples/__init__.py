@@ -1,0 +1,1 @@
+"""Runnable example programs: ``python -m weft.examples.<name>``."""
