@@ -127,6 +127,7 @@ def make_arg(shape, dtype, rng, low=-3.0, high=3.0, noncontig=False, exclude_zer
             small = np.abs(a) < 0.2
             a = np.where(small, 0.5 + (a.real if dtype.kind == "c" else a) * 0, a)
         a = a.astype(dtype)
+    a = np.asarray(a)  # 0-D arithmetic gives numpy scalars; samples must be arrays
     if noncontig and a.ndim >= 1 and a.size > 0:
         big = np.empty(shape[:-1] + (shape[-1] * 2,), dtype=dtype)
         big[..., ::2] = a

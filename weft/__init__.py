@@ -3,7 +3,7 @@
 The top level follows PaddlePaddle 3.x, so ``import weft as paddle`` runs
 Paddle-style code.
 """
-from . import autograd, ops
+from . import autograd, nn, ops
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.dtype import (bfloat16, bool_ as bool, complex64, complex128, float16, float32,
                          float64, get_default_dtype, int8, int16, int32, int64,

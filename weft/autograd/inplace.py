@@ -42,4 +42,10 @@ def inplace(target, compute, op):
         target._node = result._node
         target._oidx = result._oidx
         target.stop_gradient = False
+    elif target._node is not None:
+        # the new values depend on nothing that requires grad: the overwritten history
+        # must not receive gradients through this tensor any more
+        target._node = None
+        target._oidx = 0
+        target.stop_gradient = True
     return target

@@ -162,15 +162,15 @@ def scalar_result_type(d, scalar):
 
 
 def dtype_of_scalar(x):
-    """dtype of a Python scalar given to ``to_tensor``."""
-    if isinstance(x, (bool, np.bool_)):
+    """dtype of a Python scalar given to ``to_tensor`` (numpy scalars keep theirs)."""
+    if isinstance(x, np.generic):
+        return x.dtype
+    if isinstance(x, bool):
         return bool_
-    if isinstance(x, (int, np.integer)):
-        return int64 if isinstance(x, int) else np.dtype(type(x))
+    if isinstance(x, int):
+        return int64
     if isinstance(x, float):
         return _default_float[0]
     if isinstance(x, complex):
         return default_complex()
-    if isinstance(x, (np.floating, np.complexfloating)):
-        return np.dtype(type(x))
     raise TypeError(f"expected a number, got {type(x).__name__}")

@@ -11,7 +11,7 @@ from ..core.tensor import Tensor
 _FAMILIES = [
     "cast", "shape", "math", "logic", "reduction", "creation", "linalg_basic",
     "special", "elementwise", "reduction_extra", "shape_extra", "indexing", "sorting",
-    "creation_extra", "random", "linalg_extra",
+    "creation_extra", "random", "linalg_extra", "pad",
 ]
 
 __all__ = []

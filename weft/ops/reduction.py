@@ -6,7 +6,7 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ._support import dtype_arg, normalize_axes, tensor_arg
-from .shape import broadcast_to, reshape
+from .shape import broadcast_to, reshape_exact
 
 
 def _sum_fwd(x, axis, keepdim, dtype):
@@ -29,7 +29,7 @@ def expand_reduced(g, shape, axis, keepdim):
         kept = list(shape)
         for a in axis:
             kept[a] = 1
-        g = reshape(g, kept)
+        g = reshape_exact(g, kept)
     return broadcast_to(g, list(shape))
 
 
@@ -82,7 +82,7 @@ def sum_to_shape(g, shape):
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
                                       if s == 1 and gs[i + lead] != 1)
     r = apply(_sum, g, axis=axes, keepdim=True, dtype=None) if axes else g
-    return reshape(r, list(shape))
+    return reshape_exact(r, list(shape))
 
 
 __all__ = ["sum", "mean"]

@@ -10,7 +10,7 @@ _reshape = Primitive("reshape", lambda x, shape: x.reshape(shape))
 _broadcast_to = Primitive("broadcast_to", lambda x, shape: np.broadcast_to(x, shape))
 _transpose = Primitive("transpose", lambda x, perm: x.transpose(perm))
 
-defvjp(_reshape, lambda g, ans, x, shape: reshape(g, x.shape), save=(), save_out=False)
+defvjp(_reshape, lambda g, ans, x, shape: reshape_exact(g, x.shape), save=(), save_out=False)
 # the engine sums the broadcast gradient back to x's shape
 defvjp(_broadcast_to, lambda g, ans, x, shape: g, save=(), save_out=False)
 defvjp(_transpose, lambda g, ans, x, perm: transpose(g, list(np.argsort(perm))),
@@ -49,6 +49,14 @@ def reshape(x, shape, name=None):
     xs = x._data.shape
     shape = [xs[i] if s == 0 and i < len(xs) else s for i, s in enumerate(shape)]
     shape = _resolve_shape(shape, x._data.size, "reshape")
+    return apply(_reshape, x, shape=tuple(shape))
+
+
+def reshape_exact(x, shape):
+    """Reshape to exactly ``shape`` (no Paddle 0/-1 rules): for internal use, where a 0
+    is an empty dimension and not "keep this dimension"."""
+    if list(x._data.shape) == list(shape):
+        return x
     return apply(_reshape, x, shape=tuple(shape))
 
 
@@ -93,7 +101,7 @@ def unsqueeze(x, axis, name=None):
     for a in axes:
         a = normalize_axis(a, len(shape) + 1, "unsqueeze")
         shape.insert(a, 1)
-    return reshape(x, shape)
+    return reshape_exact(x, shape)
 
 
 def squeeze(x, axis=None, name=None):
@@ -101,7 +109,7 @@ def squeeze(x, axis=None, name=None):
     x = tensor_arg(x, "x", "squeeze")
     shape = x._data.shape
     axes = normalize_axes(axis, x.ndim, "squeeze")
-    return reshape(x, [s for i, s in enumerate(shape) if not (i in axes and s == 1)])
+    return reshape_exact(x, [s for i, s in enumerate(shape) if not (i in axes and s == 1)])
 
 
 __all__ = ["reshape", "broadcast_to", "expand", "transpose", "unsqueeze", "squeeze"]

@@ -1,0 +1,4 @@
+"""Functional forms of layers and losses."""
+from ...ops.pad import pad
+
+__all__ = ["pad"]
