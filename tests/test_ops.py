@@ -109,7 +109,8 @@ def _differentiable_call(op, sample):
 
     def func(*ts):
         call = [tensors_of(a) for a in slots]
-        call = [list(c) if isinstance(c, tuple) else c for c in call]
+        for i in {i for i, j in where if j is not None}:
+            call[i] = list(call[i])  # a list of tensors that leaves are substituted into
         for t, (i, j) in zip(ts, where):
             if j is None:
                 call[i] = t

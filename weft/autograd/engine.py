@@ -16,6 +16,7 @@ state the mathematics.
 """
 from __future__ import annotations
 
+import threading
 import weakref
 
 import numpy as np
@@ -59,12 +60,14 @@ class Primitive:
 def defvjp(prim, *vjps, save=None, save_out=None):
     """Register the vjp rules of ``prim`` (one per positional input).
 
-    ``save``: indices of inputs the rules read (default: all of them);
-    ``save_out``: whether the rules read the output (default: guessed from the
-    rules' parameter names is too magic, so it is True unless said otherwise).
+    ``save``: the inputs the rules read, as a tuple of indices or a dict
+    ``{rule index: indices it reads}`` (default: every rule reads every input);
+    ``save_out``: whether the rules read the output (default True).
     """
     prim.vjps = tuple(vjps)
-    prim.save = tuple(range(len(vjps))) if save is None else tuple(save)
+    if save is None:
+        save = tuple(range(len(vjps)))
+    prim.save = dict(save) if isinstance(save, dict) else tuple(save)
     prim.save_out = True if save_out is None else bool(save_out)
     return prim
 
@@ -72,8 +75,11 @@ def defvjp(prim, *vjps, save=None, save_out=None):
 class Node:
     """One recorded op application."""
 
-    __slots__ = ("prim", "inputs", "params", "outs", "out_meta", "versions",
-                 "hooks", "retained", "__weakref__")
+    # edges[i] is (producer node or None for a leaf, output index) of input i as it
+    # was when the op ran, or None where no gradient flows; reading them from the
+    # live tensors at backward time would follow later in-place rebindings
+    __slots__ = ("prim", "inputs", "edges", "params", "outs", "out_meta", "versions",
+                 "hooks", "retained", "packed", "__weakref__")
 
     def __repr__(self):
         return f"<Node {self.prim.name}>"
@@ -133,10 +139,24 @@ def _record(prim, args, params, outs):
     node = Node()
     node.prim = prim
     node.inputs = args
+    edges = []
+    for a in args:
+        if isinstance(a, Tensor) and not a.stop_gradient and a._data.dtype.kind in "fc":
+            edges.append((a._node, a._oidx))
+        else:
+            edges.append(None)
+    node.edges = edges
     node.params = params
     node.outs = outs if prim.save_out else None
     node.out_meta = tuple((o.shape, o.dtype) for o in outs) if prim.n_out > 1 else None
     save = prim.save
+    if type(save) is dict:
+        # only the values read by rules of inputs that will receive a gradient
+        read = set()
+        for i, e in enumerate(edges):
+            if e is not None:
+                read.update(save.get(i, ()))
+        save = sorted(read)
     if save:
         vs = []
         for i in save:
@@ -148,7 +168,90 @@ def _record(prim, args, params, outs):
         node.versions = ()
     node.hooks = None
     node.retained = None
+    node.packed = None
+    if saved_hooks.top is not None:
+        _pack(node, prim, args)
     return node
+
+
+# ----------------------------------------------------------------------------------
+# saved_tensors_hooks: what a node saves goes through the innermost (pack, unpack) pair
+
+
+class _SavedHooks(threading.local):
+    top = None   # (pack_hook, unpack_hook) of the innermost active context, or None
+
+
+saved_hooks = _SavedHooks()
+
+
+def _pack(node, prim, args):
+    pair = saved_hooks.top
+    pack = pair[0]
+    # a pack hook that itself runs ops must not pack recursively
+    saved_hooks.top = None
+    try:
+        # exactly the inputs whose versions are tracked: the ones the rules will read
+        ins = [(i, pack(args[i])) for i, _, _ in node.versions]
+        outs = None
+        if node.outs is not None:
+            outs = tuple(pack(Tensor._wrap(o)) for o in node.outs)
+            node.outs = None   # only the packed form is kept
+    finally:
+        saved_hooks.top = pair
+    node.packed = (pair[1], ins, outs)
+
+
+def unpack_saved(unpack, obj, original, what):
+    """``unpack(obj)`` checked against ``original`` and standing in for it in the graph.
+
+    Under ``create_graph`` the result is tied to ``original`` by an identity node, so
+    a rule that reads it still differentiates back to ``original``'s history.
+    """
+    top = saved_hooks.top
+    saved_hooks.top = None
+    try:
+        u = unpack(obj)
+    finally:
+        saved_hooks.top = top
+    if not isinstance(u, Tensor):
+        raise TypeError(f"saved_tensors_hooks: unpack_hook must return a Tensor for {what}, "
+                        f"got {type(u).__name__}")
+    if u._data.shape != original._data.shape:
+        raise ValueError(f"saved_tensors_hooks: unpack_hook returned shape {u.shape} for {what}, "
+                         f"which was saved with shape {original.shape}")
+    if mode.enabled and not original.stop_gradient and _differentiable(original):
+        return apply(_UNPACKED, original, Tensor._wrap(u._data))
+    return Tensor._wrap(u._data)
+
+
+def _unpack_args(node, packed, args):
+    unpack, ins, _ = packed
+    if not ins:
+        return args
+    args = list(args)
+    for i, obj in ins:
+        args[i] = unpack_saved(unpack, obj, args[i], f"input {i} of {node.prim.name}")
+    return args
+
+
+def _unpack_outs(node, packed):
+    unpack, _, outs_p = packed
+    top = saved_hooks.top
+    saved_hooks.top = None
+    try:
+        us = [unpack(o) for o in outs_p]
+    finally:
+        saved_hooks.top = top
+    for u in us:
+        if not isinstance(u, Tensor):
+            raise TypeError(f"saved_tensors_hooks: unpack_hook must return a Tensor for the "
+                            f"output of {node.prim.name}, got {type(u).__name__}")
+    return tuple(u._data for u in us)
+
+
+_UNPACKED = Primitive("unpacked_saved_tensor", lambda orig, data: data)
+defvjp(_UNPACKED, lambda g, ans, orig, data: g, None, save=(), save_out=False)
 
 
 # ----------------------------------------------------------------------------------
@@ -163,15 +266,15 @@ def _topo(root_nodes, blocked):
         if id(root) in seen:
             continue
         seen.add(id(root))
-        stack = [(root, iter(root.inputs if root.inputs is not None else ()))]
+        stack = [(root, iter(root.edges if root.inputs is not None else ()))]
         while stack:
             node, it = stack[-1]
-            for a in it:
-                if isinstance(a, Tensor) and not a.stop_gradient:
-                    n = a._node
-                    if n is not None and id(n) not in seen and (id(n), a._oidx) not in blocked:
+            for e in it:
+                if e is not None:
+                    n = e[0]
+                    if n is not None and id(n) not in seen and (id(n), e[1]) not in blocked:
                         seen.add(id(n))
-                        stack.append((n, iter(n.inputs if n.inputs is not None else ())))
+                        stack.append((n, iter(n.edges if n.inputs is not None else ())))
                         break
             else:
                 stack.pop()
@@ -267,13 +370,13 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
         for node in reversed(order):
             if node.inputs is None:
                 continue
-            for a in node.inputs:
-                if isinstance(a, Tensor) and not a.stop_gradient:
-                    if a._node is None:
+            for a, e in zip(node.inputs, node.edges):
+                if e is not None:
+                    if e[0] is None:
                         if id(a) in leaf_targets:
                             needed.add(id(node))
                             break
-                    elif id(a._node) in needed or (id(a._node), a._oidx) in node_targets:
+                    elif id(e[0]) in needed or (id(e[0]), e[1]) in node_targets:
                         needed.add(id(node))
                         break
     else:
@@ -316,6 +419,9 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                 _check_versions(node)
             prim = node.prim
             outs = node.outs
+            packed = node.packed
+            if packed is not None and packed[2] is not None:
+                outs = _unpack_outs(node, packed)
             if prim.n_out == 1:
                 g = gs[0]
                 ans = None if outs is None else Tensor._wrap(outs[0])
@@ -333,29 +439,34 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                             a._node = node
                             a._oidx = i
             args = node.inputs
+            edges = node.edges
+            if create_graph:
+                args = _graph_args(args, edges)
+            rargs = args if packed is None else _unpack_args(node, packed, args)
             vjps = prim.vjps
             params = node.params
             i = -1
             for a in args:
                 i += 1
-                if not isinstance(a, Tensor) or a.stop_gradient or a._data.dtype.kind not in "fc":
+                e = edges[i]
+                if e is None:
                     continue
-                an = a._node
+                an, ao = e
                 if an is None:
                     if blocked_leaves and id(a) in blocked_leaves:
                         continue
                     if needed is not None and id(a) not in leaf_targets:
                         continue
-                elif blocked and (id(an), a._oidx) in blocked:
+                elif blocked and (id(an), ao) in blocked:
                     continue
                 elif needed is not None and id(an) not in needed and \
-                        (id(an), a._oidx) not in node_targets:
+                        (id(an), ao) not in node_targets:
                     continue
                 rule = vjps[i] if i < len(vjps) else None
                 if rule is None:
                     raise RuntimeError(f"{prim.name} is not differentiable with respect to "
                                        f"input {i}")
-                gi = rule(g, ans, *args, **params)
+                gi = rule(g, ans, *rargs, **params)
                 if gi is None:
                     continue
                 if type(gi) is not Tensor or gi._data.shape != a._data.shape or \
@@ -371,12 +482,13 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                     buf = buffers.get(id(an))
                     if buf is None:
                         buf = buffers[id(an)] = [None] * an.prim.n_out
-                    o = a._oidx
-                    buf[o] = gi if buf[o] is None else buf[o] + gi
+                    buf[ao] = gi if buf[ao] is None else buf[ao] + gi
             if not retain_graph:
                 node.inputs = None
+                node.edges = None
                 node.outs = None
                 node.params = None
+                node.packed = None
 
         # leaves: hooks see the total gradient, then it is captured or accumulated
         for lid, (leaf, g) in leaf_acc.items():
@@ -395,6 +507,22 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
     finally:
         mode.enabled = prev_mode
     return captured
+
+
+def _graph_args(args, edges):
+    """Inputs for rules run with create_graph: a tensor whose history an in-place op
+    has moved since the op ran is replaced by a view with the recorded history."""
+    out = None
+    for i, (a, e) in enumerate(zip(args, edges)):
+        if e is not None and e[0] is not None and (a._node is not e[0] or a._oidx != e[1]):
+            if out is None:
+                out = list(args)
+            s = Tensor._wrap(a._data)
+            s._version = a._version
+            s.stop_gradient = False
+            s._node, s._oidx = e
+            out[i] = s
+    return args if out is None else tuple(out)
 
 
 def _materialise(g, meta, node):

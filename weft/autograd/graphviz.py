@@ -1,8 +1,6 @@
 """Graphviz DOT export of a backward graph (``dump_backward_graph_path=``)."""
 from __future__ import annotations
 
-from ..core.tensor import Tensor
-
 
 def write_dot(path, roots):
     """Write the nodes reachable from ``roots`` as a DOT digraph (edges point backward)."""
@@ -16,18 +14,18 @@ def write_dot(path, roots):
             continue
         seen.add(id(node))
         lines.append(f'  n{id(node)} [label="{node.prim.name}"];')
-        for a in node.inputs or ():
-            if not isinstance(a, Tensor) or a.stop_gradient:
+        for a, e in zip(node.inputs or (), node.edges or ()):
+            if e is None:
                 continue
-            if a._node is None:
+            if e[0] is None:
                 if id(a) not in leaves:
                     leaves.add(id(a))
                     lines.append(f'  t{id(a)} [label="leaf {a.shape} {a.dtype.name}", '
                                  'shape=ellipse];')
                 lines.append(f"  n{id(node)} -> t{id(a)};")
             else:
-                lines.append(f"  n{id(node)} -> n{id(a._node)};")
-                stack.append(a._node)
+                lines.append(f"  n{id(node)} -> n{id(e[0])};")
+                stack.append(e[0])
     lines.append("}")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -3,9 +3,10 @@
 An in-place op computes its result out of place from a snapshot of the target's
 autograd state, writes the values into the target's storage (so ``detach()``
 aliases and ``numpy()`` views see them), bumps the shared version counter and
-moves the target onto the result's graph node. A backward that needs the
-overwritten values then finds the version changed and raises, instead of
-silently using the new values.
+moves the target onto the result's graph node. Other nodes that saved the target
+find the version changed at backward and raise instead of silently using the new
+values; the in-place op's own node gets a private copy of the old values when it
+is recorded, so ``y.sin_()`` differentiates like ``y.sin()``.
 """
 from __future__ import annotations
 
@@ -20,11 +21,16 @@ def inplace(target, compute, op):
         raise ValueError(f"{op}: Leaf Tensor that doesn't stop gradient can't use inplace "
                          "strategy (wrap the update in weft.no_grad() or use the out-of-place "
                          "op)")
-    old = Tensor._wrap(target._data)
+    if mode.enabled and not target.stop_gradient:
+        # the op's node may save its input (sin_ needs the old values): give it a copy
+        # that the write below cannot reach
+        old = Tensor._wrap(target._data.copy())
+    else:
+        old = Tensor._wrap(target._data)
+        old._version = target._version
     old.stop_gradient = target.stop_gradient
     old._node = target._node
     old._oidx = target._oidx
-    old._version = target._version
     result = compute(old)
     rd = result._data
     if rd.dtype != target._data.dtype:
@@ -33,7 +39,7 @@ def inplace(target, compute, op):
     if rd.shape != target._data.shape:
         raise ValueError(f"{op}: the result has shape {list(rd.shape)} but the tensor updated "
                          f"in place has shape {target.shape}")
-    if target._data.flags.writeable if hasattr(target._data, "flags") else True:
+    if getattr(target._data.flags, "writeable", True):  # CuPy arrays are always writeable
         target._data[...] = rd
     else:  # a read-only broadcast view: give the target storage of its own
         target._data = rd.copy()

@@ -50,7 +50,7 @@ def _matmul_vjp_y(g, ans, x, y):
     return matmul(_mT(xc), g)
 
 
-defvjp(_matmul, _matmul_vjp_x, _matmul_vjp_y, save_out=False)
+defvjp(_matmul, _matmul_vjp_x, _matmul_vjp_y, save={0: (0, 1), 1: (0, 1)}, save_out=False)
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):

@@ -5,11 +5,11 @@ import numpy as np
 
 from ..autograd.engine import Primitive, apply
 from ..core.tensor import Tensor
-from ._support import binary_operands, check_same_place, tensor_arg
+from ._support import binary_operands, check_same_place, tensor_arg, xp_of
 
 
-def _cmp(ufunc, name, doc):
-    prim = Primitive(name, ufunc)
+def _cmp(ufunc, opname, doc):
+    prim = Primitive(opname, ufunc)
 
     def op(x, y, name=None):
         if type(x) is Tensor and type(y) is Tensor and x._data.dtype == y._data.dtype \
@@ -18,7 +18,7 @@ def _cmp(ufunc, name, doc):
         x, y = binary_operands(x, y, prim.name)
         return apply(prim, x, y)
 
-    op.__name__ = op.__qualname__ = name
+    op.__name__ = op.__qualname__ = opname
     op.__doc__ = doc
     return op
 
@@ -34,18 +34,18 @@ less = less_than
 greater = greater_than
 
 
-def _logical(ufunc, name):
-    prim = Primitive(name, ufunc)
+def _logical(ufunc, opname):
+    prim = Primitive(opname, ufunc)
 
     def op(x, y, out=None, name=None):
-        x = tensor_arg(x, "x", name)
-        y = tensor_arg(y, "y", name)
-        check_same_place(x, y, name)
+        x = tensor_arg(x, "x", opname)
+        y = tensor_arg(y, "y", opname)
+        check_same_place(x, y, opname)
         r = apply(prim, x, y)
         return _write_out(r, out)
 
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = f"Elementwise {name.split('_')[1]} of the truth values of x and y."
+    op.__name__ = op.__qualname__ = opname
+    op.__doc__ = f"Elementwise {opname.split('_')[1]} of the truth values of x and y."
     return op
 
 
@@ -68,22 +68,22 @@ def logical_not(x, out=None, name=None):
     return _write_out(apply(_lnot, tensor_arg(x, "x", "logical_not")), out)
 
 
-def _bitwise(ufunc, name):
-    prim = Primitive(name, ufunc)
+def _bitwise(ufunc, opname):
+    prim = Primitive(opname, ufunc)
 
     def op(x, y, out=None, name=None):
-        x = tensor_arg(x, "x", name)
+        x = tensor_arg(x, "x", opname)
         if x._data.dtype.kind not in "biu":
-            raise TypeError(f"{name}: x must be a bool or integer tensor, got "
+            raise TypeError(f"{opname}: x must be a bool or integer tensor, got "
                             f"{x._data.dtype.name}")
-        x, y = binary_operands(x, y, name)
+        x, y = binary_operands(x, y, opname)
         if isinstance(y, Tensor) and y._data.dtype.kind not in "biu":
-            raise TypeError(f"{name}: y must be a bool or integer tensor, got "
+            raise TypeError(f"{opname}: y must be a bool or integer tensor, got "
                             f"{y._data.dtype.name}")
         return _write_out(apply(prim, x, y), out)
 
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = f"Elementwise bitwise {name.split('_')[1]} of bool or integer tensors."
+    op.__name__ = op.__qualname__ = opname
+    op.__doc__ = f"Elementwise bitwise {opname.split('_')[1]} of bool or integer tensors."
     return op
 
 
@@ -126,18 +126,22 @@ _isclose = Primitive("isclose", lambda x, y, rtol, atol, equal_nan:
                      np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+def _isclose_checked(x, y, rtol, atol, equal_nan, op):
+    x, y = binary_operands(x, y, op)
+    if rtol < 0 or atol < 0:
+        raise ValueError(f"{op}: rtol and atol must be non-negative, got {rtol}, {atol}")
+    return apply(_isclose, x, y, rtol=float(rtol), atol=float(atol), equal_nan=bool(equal_nan))
+
+
 def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     """``|x - y| <= atol + rtol * |y|`` elementwise (numpy's rule)."""
-    x, y = binary_operands(x, y, "isclose")
-    if rtol < 0 or atol < 0:
-        raise ValueError(f"isclose: rtol and atol must be non-negative, got {rtol}, {atol}")
-    return apply(_isclose, x, y, rtol=float(rtol), atol=float(atol), equal_nan=bool(equal_nan))
+    return _isclose_checked(x, y, rtol, atol, equal_nan, "isclose")
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     """0-D bool tensor: whether ``isclose`` holds everywhere."""
-    r = isclose(x, y, rtol, atol, equal_nan)
-    return Tensor._wrap(r._data.all())
+    r = _isclose_checked(x, y, rtol, atol, equal_nan, "allclose")
+    return Tensor._wrap(xp_of(r).asarray(r._data.all()))
 
 
 def equal_all(x, y, name=None):
@@ -145,9 +149,10 @@ def equal_all(x, y, name=None):
     x = tensor_arg(x, "x", "equal_all")
     y = tensor_arg(y, "y", "equal_all")
     check_same_place(x, y, "equal_all")
+    xp = xp_of(x)
     if x._data.shape != y._data.shape:
-        return Tensor._wrap(np.asarray(False))
-    return Tensor._wrap((x._data == y._data).all())
+        return Tensor._wrap(xp.asarray(False))
+    return Tensor._wrap(xp.asarray((x._data == y._data).all()))
 
 
 __all__ = ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal",

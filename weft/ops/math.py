@@ -15,7 +15,7 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
-from ._support import binary_operands, require_float, tensor_arg
+from ._support import binary_operands, check_same_place, require_float, tensor_arg, xp_of
 
 # ---------------------------------------------------------------------------------
 # forward primitives
@@ -87,11 +87,13 @@ _no_save = dict(save=(), save_out=False)
 
 defvjp(_add, lambda g, ans, x, y: g, lambda g, ans, x, y: g, **_no_save)
 defvjp(_sub, lambda g, ans, x, y: g, lambda g, ans, x, y: -g, **_no_save)
-defvjp(_mul, lambda g, ans, x, y: g * cj(y), lambda g, ans, x, y: g * cj(x), save_out=False)
-defvjp(_div, lambda g, ans, x, y: g / cj(y), lambda g, ans, x, y: -g * cj(ans / y), save=(1,))
+defvjp(_mul, lambda g, ans, x, y: g * cj(y), lambda g, ans, x, y: g * cj(x),
+       save={0: (1,), 1: (0,)}, save_out=False)
+defvjp(_div, lambda g, ans, x, y: g / cj(y), lambda g, ans, x, y: -g * cj(ans / y),
+       save={0: (1,), 1: (1,)})
 defvjp(_floordiv, lambda g, ans, x, y: g * 0, lambda g, ans, x, y: g * 0, **_no_save)
 defvjp(_mod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor_divide(x, y),
-       save_out=False)
+       save={1: (0, 1)}, save_out=False)
 defvjp(_maximum, lambda g, ans, x, y: g * _tie_split(x, y),
        lambda g, ans, x, y: g * _tie_split(y, x), save_out=False)
 defvjp(_minimum, lambda g, ans, x, y: g * _tie_split(y, x),
@@ -157,7 +159,7 @@ def _pow_vjp_y(g, ans, x, y):
     return g * cj(where(x == 0, ans * 0, ans * log(where(x == 0, x + 1, x))))
 
 
-defvjp(_pow, _pow_vjp_x, _pow_vjp_y)
+defvjp(_pow, _pow_vjp_x, _pow_vjp_y, save={0: (0, 1), 1: (0,)})
 
 
 def _tie_split(a, b):
@@ -344,9 +346,10 @@ def where(condition, x=None, y=None, name=None):
         condition = Tensor._wrap(condition._data.astype(bool))
     x, y = binary_operands(x, y, "where")
     if not isinstance(x, Tensor):
-        x = Tensor._wrap(np.asarray(x, dtype=y._data.dtype))
+        x = Tensor._wrap(xp_of(y).asarray(x, dtype=y._data.dtype))
     if not isinstance(y, Tensor):
-        y = Tensor._wrap(np.asarray(y, dtype=x._data.dtype))
+        y = Tensor._wrap(xp_of(x).asarray(y, dtype=x._data.dtype))
+    check_same_place(condition, x, "where")
     return apply(_where, condition, x, y)
 
 
