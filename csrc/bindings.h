@@ -1,0 +1,10 @@
+// One bind_* per source family; module.cpp calls them all.  A new kernel file
+// declares its binder here and adds one line to PYBIND11_MODULE.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace weft {
+void bind_parallel(pybind11::module_& m);
+void bind_index_add(pybind11::module_& m);
+}  // namespace weft

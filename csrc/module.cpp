@@ -1,0 +1,9 @@
+#include <pybind11/pybind11.h>
+
+#include "bindings.h"
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "weft native kernels (C++17, OpenMP); use through weft._native and the public API.";
+  weft::bind_parallel(m);
+  weft::bind_index_add(m);
+}
