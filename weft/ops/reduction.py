@@ -14,8 +14,14 @@ def _sum_fwd(x, axis, keepdim, dtype):
 
 
 def _mean_fwd(x, axis, keepdim):
-    if x.size == 0 and axis == tuple(range(x.ndim)):
-        return np.full((1,) * x.ndim if keepdim else (), np.nan, dtype=x.dtype)
+    if x.size == 0:
+        # numpy warns about the empty slice; the answer (NaN) is what weft documents
+        with np.errstate(invalid="ignore", divide="ignore"):
+            import warnings  # noqa: PLC0415
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return np.mean(x, axis=axis, keepdims=keepdim)
     return np.mean(x, axis=axis, keepdims=keepdim)
 
 
@@ -47,6 +53,14 @@ defvjp(_mean, lambda g, ans, x, axis, keepdim:
        save=(), save_out=False)
 
 
+def _axes(axis, ndim, keepdim, op):
+    if not isinstance(keepdim, (bool, np.bool_)):
+        raise TypeError(f"{op}: keepdim must be a bool, got {type(keepdim).__name__}")
+    if isinstance(axis, (list, tuple)) and len(axis) == 0:
+        axis = None  # Paddle: an empty axis list reduces over every axis
+    return normalize_axes(axis, ndim, op)
+
+
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     """Sum over ``axis`` (int, list, or None for all). bool and int inputs sum to int64.
 
@@ -55,7 +69,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     [4, 6]
     """
     x = tensor_arg(x, "x", "sum")
-    axes = normalize_axes(axis, x.ndim, "sum")
+    axes = _axes(axis, x.ndim, keepdim, "sum")
     d = dtype_arg(dtype, "sum")
     if d is None and x._data.dtype.kind in "biu":
         d = _dt.int64
@@ -69,7 +83,7 @@ def mean(x, axis=None, keepdim=False, name=None):
         from .cast import cast  # noqa: PLC0415
 
         x = cast(x, _dt.default_float())
-    axes = normalize_axes(axis, x.ndim, "mean")
+    axes = _axes(axis, x.ndim, keepdim, "mean")
     return apply(_mean, x, axis=axes, keepdim=bool(keepdim))
 
 
