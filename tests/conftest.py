@@ -43,3 +43,8 @@ def _restore_defaults():
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+# the op database modules are data, not tests: importing them as doctest modules
+# (--doctest-modules) would create an import cycle through tests.opinfo
+collect_ignore = ["opdb", "opinfo.py"]

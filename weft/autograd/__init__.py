@@ -2,6 +2,8 @@
 from .api import backward, grad
 from .engine import GraphFreedError
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
-           "is_grad_enabled", "GraphFreedError"]
+           "is_grad_enabled", "GraphFreedError", "gradcheck", "gradgradcheck",
+           "GradcheckError"]

@@ -42,9 +42,10 @@ class Primitive:
     the in-place check); ``save_out`` says whether they read ``ans``.
     """
 
-    __slots__ = ("name", "fwd", "vjps", "save", "save_out", "n_out", "jvp", "__weakref__")
+    __slots__ = ("name", "fwd", "vjps", "save", "save_out", "n_out", "jvp", "view",
+                 "__weakref__")
 
-    def __init__(self, name, fwd, n_out=1):
+    def __init__(self, name, fwd, n_out=1, view=False):
         self.name = name
         self.fwd = fwd
         self.vjps = ()
@@ -52,6 +53,9 @@ class Primitive:
         self.save_out = False
         self.n_out = n_out
         self.jvp = None
+        # a view op's output may alias its first input: they share a version counter,
+        # so an in-place write through either is seen by nodes that saved the other
+        self.view = view
 
     def __repr__(self):
         return f"<primitive {self.name}>"
@@ -118,6 +122,8 @@ def apply(prim, *args, **params):
         if type(out) is not _ndarray and not hasattr(out, "__cuda_array_interface__"):
             out = np.asarray(out)
         t = Tensor._wrap(out)
+        if prim.view:
+            t._version = args[0]._version
         if record and out.dtype.kind in "fc":
             t.stop_gradient = False
             t._node = _record(prim, args, params, (out,))
@@ -169,7 +175,7 @@ def _record(prim, args, params, outs):
     node.hooks = None
     node.retained = None
     node.packed = None
-    if saved_hooks.top is not None:
+    if _hook_contexts and saved_hooks.top is not None:
         _pack(node, prim, args)
     return node
 
@@ -183,6 +189,8 @@ class _SavedHooks(threading.local):
 
 
 saved_hooks = _SavedHooks()
+# contexts open in any thread: a plain global, so ops pay one cheap check when none is
+_hook_contexts = 0
 
 
 def _pack(node, prim, args):
@@ -401,7 +409,7 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                             r = h(gs[oi])
                             if r is not None:
                                 gs[oi] = r
-            if node.retained is not None:
+            if node.retained is not None and inputs is None:  # weft.grad stores nothing
                 for oi, ref in node.retained.items():
                     tt = ref()
                     if tt is not None and gs[oi] is not None:

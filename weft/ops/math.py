@@ -283,7 +283,7 @@ atan = _unary(_atan, "Inverse tangent.")
 sinh = _unary(_sinh, "Hyperbolic sine.")
 cosh = _unary(_cosh, "Hyperbolic cosine.")
 tanh = _unary(_tanh, "Hyperbolic tangent.\n\n>>> import weft\n"
-              ">>> round(weft.tanh(weft.to_tensor(0.5)).item(), 4)\n0.4621\n")
+              ">>> print(f'{weft.tanh(weft.to_tensor(0.5)).item():.4f}')\n0.4621\n")
 asinh = _unary(_asinh, "Inverse hyperbolic sine.")
 acosh = _unary(_acosh, "Inverse hyperbolic cosine.")
 atanh = _unary(_atanh, "Inverse hyperbolic tangent.")

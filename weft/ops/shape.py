@@ -6,9 +6,9 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defvjp
 from ._support import normalize_axes, normalize_axis, shape_arg, tensor_arg
 
-_reshape = Primitive("reshape", lambda x, shape: x.reshape(shape))
-_broadcast_to = Primitive("broadcast_to", lambda x, shape: np.broadcast_to(x, shape))
-_transpose = Primitive("transpose", lambda x, perm: x.transpose(perm))
+_reshape = Primitive("reshape", lambda x, shape: x.reshape(shape), view=True)
+_broadcast_to = Primitive("broadcast_to", lambda x, shape: np.broadcast_to(x, shape), view=True)
+_transpose = Primitive("transpose", lambda x, perm: x.transpose(perm), view=True)
 
 defvjp(_reshape, lambda g, ans, x, shape: reshape_exact(g, x.shape), save=(), save_out=False)
 # the engine sums the broadcast gradient back to x's shape

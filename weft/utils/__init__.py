@@ -1,0 +1,4 @@
+"""Utilities following ``paddle.utils``."""
+from . import dlpack
+
+__all__ = ["dlpack"]
