@@ -3,7 +3,9 @@
 (a) 200 x ``tanh(y * 1.01 + 0.1)`` on a 16-element float32 tensor (600 ops) forward
     and backward, against PyTorch and Paddle when importable;
 (b) ``import weft`` in a fresh interpreter;
-(c) elementwise and reduction ops on 1e6-element arrays against raw numpy.
+(c) elementwise and reduction ops on 1e6-element arrays against raw numpy;
+(d) the native scatter-add behind the gradients of gather and indexing
+    (``weft.index_add``) against ``np.add.at``, at 1 thread and the default count.
 """
 from __future__ import annotations
 
@@ -109,6 +111,38 @@ def run(report=None, quick=False):
     for name, fw, fn in cases:
         rep.add(name, "weft", timeit(fw, repeat, number=5))
         rep.add(name, "numpy", timeit(fn, repeat, number=5))
+
+    # (d) scatter-add: the kernel, and the public op around it
+    from weft import _native
+
+    default_threads = _native.get_num_threads()
+    scatter_cases = [
+        ("out[100000,1] m=1e6 f64", (100000, 1), 1_000_000, np.float64),
+        ("out[10000,64] m=2e5 f64", (10000, 64), 200_000, np.float64),
+        ("out[1000] m=1e6 f64", (1000,), 1_000_000, np.float64),
+        ("out[10000,16] m=1e6 f32", (10000, 16), 1_000_000, np.float32),
+        ("out[2000,32] m=1e5 c128", (2000, 32), 100_000, np.complex128),
+    ]
+    for label, shape, m, dtype in scatter_cases[:2] if quick else scatter_cases:
+        index = rng.integers(0, shape[0], size=m)
+        src = rng.standard_normal((m,) + shape[1:])
+        if np.dtype(dtype).kind == "c":
+            src = src + 1j * rng.standard_normal(src.shape)
+        src = src.astype(dtype)
+        out = np.zeros(shape, dtype)
+        ref, mine = np.zeros(shape, dtype), np.zeros(shape, dtype)
+        np.add.at(ref, index, src)
+        _native.index_add_(mine, index, src)
+        assert np.array_equal(ref, mine), label  # same order of additions: bit-identical
+        case = f"index_add {label}"
+        rep.add(case, "numpy", timeit(lambda: np.add.at(out, index, src), repeat))
+        for t in sorted({1, default_threads}):
+            _native.set_num_threads(t)
+            rep.add(case, "weft" if t == default_threads else f"weft T={t}",
+                    timeit(lambda: _native.index_add_(out, index, src), repeat))
+        _native.set_num_threads(default_threads)
+        xt, it, st = weft.to_tensor(out), weft.to_tensor(index), weft.to_tensor(src)
+        rep.add(case, "weft op", timeit(lambda: weft.index_add(xt, it, 0, st), repeat))
     return rep
 
 
@@ -122,6 +156,12 @@ def summary(rep):
     if imp:
         lines.append(f"import weft: {imp[0]:.3f} s")
     worst = max((rep.ratio(r["case"], "weft", "numpy") or 0, r["case"]) for r in rep.rows
-                if r["impl"] == "numpy")
+                if r["impl"] == "numpy" and not r["case"].startswith("index_add"))
     lines.append(f"large-array ops: worst weft/numpy = {worst[0]:.2f} ({worst[1]})")
+    for r in rep.rows:
+        if r["case"].startswith("index_add") and r["impl"] == "numpy":
+            k = rep.ratio(r["case"], "weft", "numpy")
+            o = rep.ratio(r["case"], "weft op", "numpy")
+            lines.append(f"{r['case']}: kernel/np.add.at = {k:.3f}, weft.index_add/np.add.at "
+                         f"= {o:.3f}")
     return lines

@@ -11,7 +11,8 @@ def _binary_errors(op):
     def gen(rng):
         yield ErrorInput(SampleInput(make_arg((3,), "float32", rng), make_arg((4,), "float32", rng)),
                          ValueError, "broadcast|shape")
-        yield ErrorInput(SampleInput(make_arg((3,), "float32", rng), "abc"), TypeError, "")
+        yield ErrorInput(SampleInput(make_arg((3,), "float32", rng), "abc"), TypeError,
+                         f"{op}: y must be a Tensor")
     return gen
 
 
