@@ -19,6 +19,8 @@ from ._native import get_num_threads, set_num_threads
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 
+from . import incubate  # noqa: E402  (after the ops it aliases)
+
 dtype = _np.dtype
 
 __version__ = "0.1.0"

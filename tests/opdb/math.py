@@ -26,6 +26,25 @@ def _binary(name, ref, dtypes=ALL_NUMERIC + COMPLEX, exclude_zero_rhs=False, **k
                   dtypes=dtypes, method=name, error_inputs=_binary_errors(name), **kw)
 
 
+def _where_samples(dtype, rng):
+    c = make_arg((3, 4), "bool", rng)
+    yield SampleInput(c, make_arg((3, 4), dtype, rng), make_arg((3, 4), dtype, rng), name="same",
+                      grad_args=(1, 2))
+    yield SampleInput(c, make_arg((4,), dtype, rng), make_arg((3, 1), dtype, rng),
+                      name="broadcast", grad_args=(1, 2))
+    yield SampleInput(make_arg((), "bool", rng), make_arg((), dtype, rng),
+                      make_arg((), dtype, rng), name="0-D", grad_args=(1, 2))
+    yield SampleInput(make_arg((0, 2), "bool", rng), make_arg((0, 2), dtype, rng),
+                      make_arg((0, 2), dtype, rng), name="empty", grad_args=(1, 2))
+
+
+def _where_errors(rng):
+    x = make_arg((3,), "float32", rng)
+    yield ErrorInput(SampleInput(make_arg((3,), "bool", rng), x, make_arg((4,), "float32", rng)),
+                     ValueError, "broadcast|shape")
+    yield ErrorInput(SampleInput(make_arg((3,), "bool", rng), x), ValueError, "both x and y")
+
+
 OPS = [
     _binary("add", np.add),
     _binary("subtract", np.subtract),
@@ -67,4 +86,9 @@ OPS = [
     _unary("imag", np.imag, dtypes=COMPLEX),
     _unary("conj", np.conj),
     _unary("angle", np.angle, dtypes=COMPLEX, exclude_zero=True, check_dtype=False),
+    _unary("sign", np.sign, dtypes=INTS + FLOATS, supports_gradgrad=False),
+    _unary("sgn", lambda z: np.where(z == 0, 0, z / np.where(z == 0, 1, np.abs(z))).astype(z.dtype),
+           dtypes=FLOAT_AND_COMPLEX, exclude_zero=True),
+    OpInfo("where", weft.where, np.where, _where_samples, dtypes=ALL_NUMERIC + COMPLEX,
+           error_inputs=_where_errors),
 ]

@@ -1,0 +1,129 @@
+"""Autograd functional benchmarks: full Jacobian and Hessian.
+
+(a) Jacobian of ``x -> tanh(W x)``, R^256 -> R^256 (float64), forward included;
+(b) Hessian of ``x -> sum(tanh(W x))``, R^64 -> R (float64), forward included.
+
+weft (``weft.autograd.jacobian`` / ``hessian``, evaluated with ``[:]``) against
+``torch.func`` (``jacrev`` / ``hessian``: vmap-batched cotangents), the row-by-row
+``torch.autograd.functional`` (``create_graph=True``, the same algorithm as weft)
+and ``paddle.autograd`` (``jacobian`` / ``hessian``) when importable. Results are
+checked equal across implementations before timing.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._harness import Report, optional_import, timeit
+
+JAC = "jacobian 256->256 tanh(Wx) f64"
+HESS = "hessian R^64->R sum(tanh(Wx)) f64"
+
+
+def _weft_cases(weft, W, x0, W2, x2):
+    from weft.autograd.functional import hessian, jacobian
+
+    Wt, W2t = weft.to_tensor(W), weft.to_tensor(W2)
+
+    def jac():
+        x = weft.to_tensor(x0, stop_gradient=False)
+        return jacobian(weft.tanh(Wt @ x), x)[:]
+
+    def hess():
+        x = weft.to_tensor(x2, stop_gradient=False)
+        return hessian(weft.tanh(W2t @ x).sum(), x)[:]
+
+    return jac, hess
+
+
+def _torch_cases(torch, W, x0, W2, x2):
+    from torch.func import hessian, jacrev
+
+    Wt, W2t = torch.tensor(W), torch.tensor(W2)
+    xt, x2t = torch.tensor(x0), torch.tensor(x2)
+
+    def f(x):
+        return torch.tanh(Wt @ x)
+
+    def g(x):
+        return torch.tanh(W2t @ x).sum()
+
+    func = (lambda: jacrev(f)(xt), lambda: hessian(g)(x2t))
+    F = torch.autograd.functional
+    loop = (lambda: F.jacobian(f, xt, create_graph=True),
+            lambda: F.hessian(g, x2t, create_graph=True))
+    return func, loop
+
+
+def _paddle_cases(paddle, W, x0, W2, x2):
+    Wp, W2p = paddle.to_tensor(W), paddle.to_tensor(W2)
+
+    def jac():
+        x = paddle.to_tensor(x0, stop_gradient=False)
+        return paddle.autograd.jacobian(paddle.tanh(Wp @ x), x)[:]
+
+    def hess():
+        x = paddle.to_tensor(x2, stop_gradient=False)
+        return paddle.autograd.hessian(paddle.tanh(W2p @ x).sum(), x)[:]
+
+    return jac, hess
+
+
+def _np(t):
+    return np.asarray(t.detach().numpy())
+
+
+def run(report=None, quick=False):
+    import weft
+
+    rep = report or Report("autograd")
+    rng = np.random.default_rng(0)
+    W = rng.standard_normal((256, 256)) / 16
+    x0 = rng.standard_normal(256)
+    W2 = rng.standard_normal((64, 64)) / 8
+    x2 = rng.standard_normal(64)
+    repeat = 3 if quick else 9
+
+    wj, wh = _weft_cases(weft, W, x0, W2, x2)
+    ref_j, ref_h = wj().numpy(), wh().numpy()
+    t = np.tanh(W @ x0)
+    np.testing.assert_allclose(ref_j, (1 - t ** 2)[:, None] * W, rtol=1e-10, atol=1e-12)
+    t2 = np.tanh(W2 @ x2)
+    np.testing.assert_allclose(ref_h, W2.T @ np.diag(-2 * t2 * (1 - t2 ** 2)) @ W2, rtol=1e-9,
+                               atol=1e-12)
+    impls = [("weft", wj, wh)]
+
+    torch = optional_import("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+        (fj, fh), (lj, lh) = _torch_cases(torch, W, x0, W2, x2)
+        impls += [("torch.func", fj, fh), ("torch.loop", lj, lh)]
+    else:
+        rep.note("torch not installed: pip install torch==2.13.0")
+    paddle = optional_import("paddle")
+    if paddle is not None:
+        paddle.set_device("cpu")
+        pj, ph = _paddle_cases(paddle, W, x0, W2, x2)
+        impls.append(("paddle", pj, ph))
+    else:
+        rep.note("paddle not installed: pip install paddlepaddle")
+
+    for name, j, h in impls:
+        if name != "weft":
+            np.testing.assert_allclose(_np(j()), ref_j, rtol=1e-8, atol=1e-10)
+            np.testing.assert_allclose(_np(h()), ref_h, rtol=1e-8, atol=1e-10)
+    # slow peers (row loops) get fewer repeats; medians stay comparable
+    for name, j, h in impls:
+        r = repeat if name in ("weft", "torch.func") else max(3, repeat // 2)
+        rep.add(JAC, name, timeit(j, r))
+        rep.add(HESS, name, timeit(h, r))
+    return rep
+
+
+def summary(rep):
+    lines = []
+    for case in (JAC, HESS):
+        for peer in ("torch.func", "torch.loop", "paddle"):
+            r = rep.ratio(case, "weft", peer)
+            if r is not None:
+                lines.append(f"{case}: weft/{peer} = {r:.2f}")
+    return lines
