@@ -741,3 +741,14 @@ def test_no_warnings_in_simple_backward():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         (x.sin() * x).sum().backward()
+
+
+def test_grad_through_a_freed_intermediate_raises_graph_freed():
+    # the second graph shares y1's node, which the first weft.grad freed: pruning must
+    # not hide that behind "does not appear in the backward graph"
+    x = weft.to_tensor([1.0, 2.0], stop_gradient=False)
+    y1 = x * x
+    z1, z2 = y1.sum(), (y1 * 2).sum()
+    weft.grad(z1, x)
+    with pytest.raises(weft.autograd.GraphFreedError, match="retain_graph=True"):
+        weft.grad(z2, x)

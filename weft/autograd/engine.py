@@ -377,6 +377,7 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
         needed = set()
         for node in reversed(order):
             if node.inputs is None:
+                needed.add(id(node))  # freed: reaching it must raise GraphFreedError
                 continue
             for a, e in zip(node.inputs, node.edges):
                 if e is not None:
