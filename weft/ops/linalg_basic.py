@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
 from ._support import binary_operands, tensor_arg
-from .shape import reshape_exact as reshape, transpose
+from .shape import _transpose, reshape_exact as reshape, transpose
 
 
 def _matmul_fwd(x, y):
@@ -16,38 +16,49 @@ _matmul = Primitive("matmul", _matmul_fwd)
 
 
 def _mT(t):
+    """Swap the last two axes (rules call the primitive: their shapes are known good)."""
     nd = t.ndim
     if nd < 2:
         return t
     perm = list(range(nd))
     perm[-1], perm[-2] = perm[-2], perm[-1]
-    return transpose(t, perm)
+    return apply(_transpose, t, perm=tuple(perm))
 
 
-def _matmul_vjp_x(g, ans, x, y):
+def _mm(a, b):
+    return apply(_matmul, a, b)
+
+
+def _cj(t):
     from .math import conj  # noqa: PLC0415
 
-    yc = conj(y) if y._data.dtype.kind == "c" else y
-    if x.ndim == 1 and y.ndim == 1:
-        return g * yc
-    if y.ndim == 1:            # (..., n, k) @ (k,) -> (..., n)
-        return reshape(g, g.shape + [1]) * yc
-    if x.ndim == 1:            # (k,) @ (..., k, m) -> (..., m); the engine sums the batch
-        return reshape(matmul(yc, reshape(g, g.shape + [1])), g.shape[:-1] + [y.shape[-2]])
-    return matmul(g, _mT(yc))
+    return conj(t) if t._data.dtype.kind == "c" else t
+
+
+# 1-D operands use vector-matrix products directly (no transposes or reshapes);
+# broadcast batch dimensions are summed by the engine.
+def _matmul_vjp_x(g, ans, x, y):
+    yc = _cj(y)
+    if y.ndim == 1:            # (..., n, k) @ (k,): outer product g y^T
+        return reshape(g, g.shape + [1]) * yc if x.ndim > 1 else g * yc
+    if x.ndim == 1:            # (k,) @ (..., k, m) -> (..., m)
+        if y.ndim == 2:
+            return _mm(yc, g)
+        return reshape(_mm(yc, reshape(g, g.shape + [1])), g.shape[:-1] + [y.shape[-2]])
+    return _mm(g, _mT(yc))
 
 
 def _matmul_vjp_y(g, ans, x, y):
-    from .math import conj  # noqa: PLC0415
-
-    xc = conj(x) if x._data.dtype.kind == "c" else x
-    if x.ndim == 1 and y.ndim == 1:
-        return g * xc
-    if x.ndim == 1:            # (k,) @ (..., k, m): dy = outer(x, g)
-        return reshape(xc, [-1, 1]) * reshape(g, g.shape[:-1] + [1, g.shape[-1]])
-    if y.ndim == 1:            # (..., n, k) @ (k,): dy = sum over batch of x^T g
-        return reshape(matmul(_mT(xc), reshape(g, g.shape + [1])), x.shape[:-2] + [x.shape[-1]])
-    return matmul(_mT(xc), g)
+    xc = _cj(x)
+    if x.ndim == 1:            # (k,) @ (..., k, m) -> (..., m): outer product x g^T
+        if y.ndim == 1:
+            return g * xc
+        return reshape(xc, [x.shape[0], 1]) * reshape(g, g.shape[:-1] + [1, g.shape[-1]])
+    if y.ndim == 1:            # (..., n, k) @ (k,) -> (..., n): g^T x
+        if x.ndim == 2:
+            return _mm(g, xc)
+        return _mm(reshape(g, g.shape[:-1] + [1, g.shape[-1]]), xc)
+    return _mm(_mT(xc), g)
 
 
 defvjp(_matmul, _matmul_vjp_x, _matmul_vjp_y, save={0: (0, 1), 1: (0, 1)}, save_out=False)
