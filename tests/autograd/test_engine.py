@@ -613,6 +613,17 @@ def test_inplace_detach_alias_sees_values_and_version():
     assert d._version is h._version and h._version[0] == 1
 
 
+def test_inplace_through_flatten_view_detected_at_backward():
+    # flatten shares storage with its input (as reshape does), so a write through it
+    # must invalidate the nodes that saved the input
+    x = leaf([[1.0, 2.0], [3.0, 4.0]])
+    h = x * 1
+    y = h * h          # saves h
+    inplace_scale(weft.flatten(h), 3.0)
+    with pytest.raises(RuntimeError, match="has been modified by an inplace operation"):
+        y.sum().backward()
+
+
 def test_inplace_never_promotes():
     t = weft.to_tensor([1, 2], dtype="int32")
     with pytest.raises(TypeError, match="never promote"):

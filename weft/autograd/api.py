@@ -8,15 +8,21 @@ from ..core.tensor import Tensor
 from . import engine
 
 
-def _as_list(x, arg):
-    if isinstance(x, Tensor):
-        return [x], True
-    if isinstance(x, (list, tuple)):
-        for i, t in enumerate(x):
+def _as_list(v, arg, op=None, allow_none=False):
+    """``(list of Tensors, was_sequence)`` from a Tensor or a list/tuple of Tensors, or
+    ``(None, False)`` from None when ``allow_none``; errors start with ``op:`` if given."""
+    if v is None and allow_none:
+        return None, False
+    if isinstance(v, Tensor):
+        return [v], False
+    name = arg if op is None else f"{op}: {arg}"
+    if isinstance(v, (list, tuple)):
+        for i, t in enumerate(v):
             if not isinstance(t, Tensor):
-                raise TypeError(f"{arg}[{i}] must be a Tensor, got {type(t).__name__}")
-        return list(x), False
-    raise TypeError(f"{arg} must be a Tensor or a sequence of Tensors, got {type(x).__name__}")
+                raise TypeError(f"{name}[{i}] must be a Tensor, got {type(t).__name__}")
+        return list(v), True
+    raise TypeError(f"{name} must be a Tensor or a sequence of Tensors"
+                    f"{' or None' if allow_none else ''}, got {type(v).__name__}")
 
 
 def _seed(t, g, arg):
@@ -36,7 +42,8 @@ def _seed(t, g, arg):
 
 
 def _xp(t):
-    from ..ops._support import xp_of  # noqa: PLC0415
+    """The array module of ``t`` (shared by the autograd modules)."""
+    from ..ops._support import xp_of  # noqa: PLC0415  (ops sit above autograd)
 
     return xp_of(t)
 

@@ -18,17 +18,12 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import engine
+from .api import _xp
 from .grad_mode import mode
 
 
 def _float(t):
     return t._data.dtype.kind in "fc"
-
-
-def _xp(t):
-    from ..ops._support import xp_of  # noqa: PLC0415  (ops sit above autograd)
-
-    return xp_of(t)
 
 
 def _cast(t, dtype):

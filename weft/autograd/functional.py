@@ -16,6 +16,7 @@ import operator
 import numpy as np
 
 from ..core.tensor import Tensor
+from .api import _as_list, _xp
 from .api import grad as _grad
 from .engine import run_backward
 
@@ -24,12 +25,6 @@ def _ops():
     from .. import ops  # noqa: PLC0415  (ops sit above autograd)
 
     return ops
-
-
-def _xp(t):
-    from ..ops._support import xp_of  # noqa: PLC0415
-
-    return xp_of(t)
 
 
 def _zeros_of(x):
@@ -298,18 +293,6 @@ def _rows_for(y, xs, batched):
     return rows
 
 
-def _seq(v, arg, op):
-    if isinstance(v, Tensor):
-        return [v], False
-    if isinstance(v, (list, tuple)):
-        for i, t in enumerate(v):
-            if not isinstance(t, Tensor):
-                raise TypeError(f"{op}: {arg}[{i}] must be a Tensor, got {type(t).__name__}")
-        return list(v), True
-    raise TypeError(f"{op}: {arg} must be a Tensor or a sequence of Tensors, got "
-                    f"{type(v).__name__}")
-
-
 def _nest(blocks, ys_seq, xs_seq):
     if ys_seq and xs_seq:
         return tuple(tuple(r) for r in blocks)
@@ -337,8 +320,8 @@ def jacobian(ys, xs, batch_axis=None):
     if batch_axis is not None and (isinstance(batch_axis, bool) or batch_axis != 0):
         raise ValueError(f"batch_axis should be None or 0, but got {batch_axis}.")
     batched = batch_axis is not None
-    ylist, ys_seq = _seq(ys, "ys", "jacobian")
-    xlist, xs_seq = _seq(xs, "xs", "jacobian")
+    ylist, ys_seq = _as_list(ys, "ys", "jacobian")
+    xlist, xs_seq = _as_list(xs, "xs", "jacobian")
     for x in xlist:
         _check_ndim(x, "xs", batched)
     for y in ylist:
@@ -427,7 +410,7 @@ def hessian(ys, xs, batch_axis=None):
     else:
         raise ValueError(f"batch_axis should be None or an int, but got "
                          f"{type(batch_axis).__name__}.")
-    xlist, xs_seq = _seq(xs, "xs", "hessian")
+    xlist, xs_seq = _as_list(xs, "xs", "hessian")
     blocks = _hessian_blocks(ys, xlist, batched)
     return _nest(blocks, xs_seq, xs_seq)
 

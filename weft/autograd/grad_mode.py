@@ -18,6 +18,19 @@ def is_grad_enabled():
     return mode.enabled
 
 
+def _call_in_mode(func, target):
+    """``func`` wrapped to run with grad mode ``target``, restoring the caller's mode."""
+    @functools.wraps(func)
+    def inner(*args, **kwargs):
+        prev = mode.enabled
+        mode.enabled = target
+        try:
+            return func(*args, **kwargs)
+        finally:
+            mode.enabled = prev
+    return inner
+
+
 class _GradModeContext:
     """Context manager that is also a decorator (with or without parentheses)."""
 
@@ -58,16 +71,7 @@ class _GradModeContext:
                         mode.enabled = prev
                     yield x
             return gen
-
-        @functools.wraps(func)
-        def inner(*args, **kwargs):
-            prev = mode.enabled
-            mode.enabled = target
-            try:
-                return func(*args, **kwargs)
-            finally:
-                mode.enabled = prev
-        return inner
+        return _call_in_mode(func, target)
 
     def __call__(self, *args, **kwargs):
         if self._wrapped is not None:
@@ -116,13 +120,4 @@ class set_grad_enabled:
     def __call__(self, func):
         target = mode.enabled
         mode.enabled = self._prev  # decorator use: do not change the mode at definition time
-
-        @functools.wraps(func)
-        def inner(*args, **kwargs):
-            prev = mode.enabled
-            mode.enabled = target
-            try:
-                return func(*args, **kwargs)
-            finally:
-                mode.enabled = prev
-        return inner
+        return _call_in_mode(func, target)

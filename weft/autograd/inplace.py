@@ -14,13 +14,18 @@ from ..core.tensor import Tensor
 from .grad_mode import mode
 
 
-def inplace(target, compute, op):
-    """Make ``target`` hold ``compute(snapshot_of_target)``; returns ``target``."""
+def check_inplace_leaf(target, op):
+    """Refuse, while grad mode records, to update in place a leaf that requires grad."""
     if mode.enabled and target._node is None and not target.stop_gradient \
             and target._data.dtype.kind in "fc":
         raise ValueError(f"{op}: Leaf Tensor that doesn't stop gradient can't use inplace "
                          "strategy (wrap the update in weft.no_grad() or use the out-of-place "
                          "op)")
+
+
+def inplace(target, compute, op):
+    """Make ``target`` hold ``compute(snapshot_of_target)``; returns ``target``."""
+    check_inplace_leaf(target, op)
     if mode.enabled and not target.stop_gradient:
         # the op's node may save its input (sin_ needs the old values): give it a copy
         # that the write below cannot reach

@@ -112,4 +112,17 @@ def as_tensor_arg(x, arg, like=None):
         raise TypeError(f"{arg}: expected a Tensor, got {type(x).__name__} ({e})") from None
 
 
-__all__ = ["to_array", "from_dlpack_array", "as_tensor_arg", "CPU"]
+def int_arg(v, op, arg):
+    """An int given as a Python or numpy integer or a one-element integer Tensor (bools
+    are refused); for scalar parameters such as counts and seeds."""
+    if isinstance(v, Tensor):
+        if v.size != 1 or v.dtype.kind not in "iu":
+            raise TypeError(f"{op}: {arg} must be an int, got a {v.dtype.name} tensor of "
+                            f"shape {v.shape}")
+        v = v.item()
+    if not isinstance(v, numbers.Integral) or isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{op}: {arg} must be an int, got {type(v).__name__}")
+    return int(v)
+
+
+__all__ = ["to_array", "from_dlpack_array", "as_tensor_arg", "int_arg", "CPU"]

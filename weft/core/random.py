@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import numbers
 
 import numpy as np
 
@@ -55,16 +54,9 @@ def _entropy_seed():
 
 def check_seed(seed, op="seed", arg="seed"):
     """A seed as a non-negative Python int below 2**64 (negative ints wrap, as in C)."""
-    from .tensor import Tensor  # noqa: PLC0415
+    from .convert import int_arg  # noqa: PLC0415
 
-    if isinstance(seed, Tensor):
-        if seed.size != 1 or seed.dtype.kind not in "iu":
-            raise TypeError(f"{op}: {arg} must be an int, got a {seed.dtype.name} tensor of "
-                            f"shape {seed.shape}")
-        seed = seed.item()
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_)):
-        raise TypeError(f"{op}: {arg} must be an int, got {type(seed).__name__}")
-    seed = int(seed)
+    seed = int_arg(seed, op, arg)
     if not -(1 << 63) <= seed < (1 << 64):
         raise ValueError(f"{op}: {arg} must fit in 64 bits, got {seed}")
     return seed & _MASK64

@@ -21,6 +21,7 @@ from ..core import dtype as _dt
 from ..core.place import place_of_array
 from ..core.tensor import Tensor
 from ._support import normalize_axis, tensor_arg, xp_of
+from .shape import reshape_exact
 
 _pyslice = builtins.slice  # the name slice is the public op below
 _ALL = _pyslice(None)
@@ -255,14 +256,12 @@ def _atleast(t, n, where):
     s = t.shape
     if len(s) >= n:
         return t
-    from .shape_extra import raw_reshape  # noqa: PLC0415
-
     if n == 1:
-        return raw_reshape(t, [1])
+        return reshape_exact(t, [1])
     if n == 2:
-        return raw_reshape(t, [1] * (2 - len(s)) + s)
+        return reshape_exact(t, [1] * (2 - len(s)) + s)
     new = {0: [1, 1, 1], 1: [1] + s + [1], 2: s + [1]}[len(s)]
-    return raw_reshape(t, new)
+    return reshape_exact(t, new)
 
 
 def hstack(x, name=None):
@@ -299,10 +298,8 @@ def dstack(x, name=None):
 
 def column_stack(x, name=None):
     """Stack 1-D tensors as the columns of a 2-D tensor (2-D ones are concatenated)."""
-    from .shape_extra import raw_reshape  # noqa: PLC0415
-
     ts = tensor_list(x, "column_stack")
-    ts = [raw_reshape(t, [t.size, 1]) if t.ndim < 2 else t for t in ts]
+    ts = [reshape_exact(t, [t.size, 1]) if t.ndim < 2 else t for t in ts]
     return concat(ts, axis=1)
 
 

@@ -6,7 +6,7 @@ import numbers
 import numpy as np
 
 from ..core import dtype as _dt
-from ..core.convert import as_tensor_arg, to_array
+from ..core.convert import as_tensor_arg, int_arg, to_array
 from ..core.place import CPU, array_module, place_of_array
 from ..core.tensor import Tensor
 
@@ -186,4 +186,4 @@ def require_float(x, op, arg="x"):
 
 __all__ = ["xp_of", "tensor_arg", "binary_operands", "normalize_axis", "normalize_axes",
            "shape_arg", "dtype_arg", "place_arg", "require_float", "as_tensor_arg", "CPU",
-           "check_same_place", "check_nonneg_shape"]
+           "check_same_place", "check_nonneg_shape", "int_arg"]

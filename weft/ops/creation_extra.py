@@ -19,7 +19,7 @@ from ..core import dtype as _dt
 from ..core.convert import to_array
 from ..core.place import array_module, current_place, move_array
 from ..core.tensor import Tensor
-from ._support import dtype_arg, normalize_axis, tensor_arg, xp_of
+from ._support import dtype_arg, int_arg, normalize_axis, tensor_arg, xp_of
 from .shape import broadcast_to, reshape
 
 # ----------------------------------------------------------------------------------
@@ -81,16 +81,10 @@ def _number(v, op, arg):
 
 
 def _count(v, op, arg):
-    if isinstance(v, Tensor):
-        if v.size != 1 or v.dtype.kind not in "iu":
-            raise TypeError(f"{op}: {arg} must be an int, got a {v.dtype.name} tensor of "
-                            f"shape {v.shape}")
-        v = v.item()
-    if not isinstance(v, numbers.Integral) or isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{op}: {arg} must be an int, got {type(v).__name__}")
+    v = int_arg(v, op, arg)
     if v < 0:
         raise ValueError(f"{op}: {arg} must be non-negative, got {v}")
-    return int(v)
+    return v
 
 
 def _range_dtype(dtype, op):

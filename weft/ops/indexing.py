@@ -31,8 +31,7 @@ from ..autograd.inplace import inplace
 from ..core.tensor import Tensor
 from ._support import check_same_place, normalize_axis, tensor_arg, xp_of
 from .cast import cast
-from .shape import _reshape as _reshape_prim
-from .shape import broadcast_to, transpose
+from .shape import broadcast_to, reshape_exact, transpose
 
 # ---------------------------------------------------------------------------------
 # backend helpers
@@ -121,14 +120,6 @@ _masked_select = Primitive("masked_select", lambda x, mask: x[mask])
 _masked_expand = Primitive("masked_expand", _masked_expand_fwd)
 
 
-def _reshape(x, shape):
-    # Paddle's reshape reads 0 as "keep this dimension"; indexing needs literal shapes
-    shape = tuple(int(s) for s in shape)
-    if x._data.shape == shape:
-        return x
-    return apply(_reshape_prim, x, shape=shape)
-
-
 # ---------------------------------------------------------------------------------
 # derivative table: vjp(g, ans, *inputs, **params)
 
@@ -165,7 +156,7 @@ def _take_vjp(g, x, index, axis):
     ni = index._data.ndim
     if ni != 1:
         m = index._data.size
-        g = _reshape(g, gs[:axis] + [m] + gs[axis + ni:])
+        g = reshape_exact(g, gs[:axis] + [m] + gs[axis + ni:])
     return apply(_index_add_zeros, g, _flat(index), axis=axis, shape=tuple(x.shape))
 
 
@@ -479,12 +470,12 @@ def _gather_plan(x, p):
     if p.perm is not None:
         x = transpose(x, p.perm)
     if p.merged is not None:
-        x = _reshape(x, p.merged)
+        x = reshape_exact(x, p.merged)
     out = apply(_take, x, p.lin, axis=p.axis)
     if p.move is not None:
         out = transpose(out, p.move)
     if out._data.shape != tuple(p.shape):
-        out = _reshape(out, p.shape)
+        out = reshape_exact(out, p.shape)
     return out
 
 
@@ -602,7 +593,7 @@ def _fit_value(v, target, op):
         if any(s != 1 for s in extra):
             raise ValueError(f"{op}: value of shape {vs} cannot be broadcast to the indexed "
                              f"shape {list(target)}")
-        v = _reshape(v, vs[len(vs) - len(target):])
+        v = reshape_exact(v, vs[len(vs) - len(target):])
         vs = v.shape
     for a, b in zip(reversed(vs), reversed(target)):
         if a != 1 and a != b:
@@ -616,7 +607,7 @@ def _select_winners(v, p, win):
     vb = broadcast_to(v, p.shape)
     b, nb = p.block, p.nblock
     shp = p.shape[:b] + [int(np.prod(p.adv_shape, dtype=np.int64))] + p.shape[b + nb:]
-    return apply(_take, _reshape(vb, shp), Tensor._wrap(win), axis=b)
+    return apply(_take, reshape_exact(vb, shp), Tensor._wrap(win), axis=b)
 
 
 def _prepare_set(x, key, value, op):

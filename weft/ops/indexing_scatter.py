@@ -16,10 +16,10 @@ from ..autograd.inplace import inplace
 from ..core.tensor import Tensor
 from ._support import (check_same_place, normalize_axis, shape_arg, tensor_arg)
 from .indexing import (_checked, _fit_value, _index_add, _last_occurrence, _parse_key,
-                       _reshape, _row_index, _setitem, _take, _value_like, _xp, check_range,
-                       getitem, index_arg, rows_key, setitem_out)
+                       _row_index, _setitem, _take, _value_like, _xp, check_range, getitem,
+                       index_arg, rows_key, setitem_out)
 from .math import where
-from .shape import broadcast_to
+from .shape import broadcast_to, reshape_exact
 
 
 def _wrap(a):
@@ -66,7 +66,7 @@ def _scatter_args(x, index, updates, op):
     if index.ndim == 0:
         index = _wrap(index._data.reshape(1))
         if updates.shape == x.shape[1:]:
-            updates = _reshape(updates, [1] + updates.shape)
+            updates = reshape_exact(updates, [1] + updates.shape)
     want = [index._data.shape[0]] + x.shape[1:]
     if updates.shape != want:
         raise ValueError(f"{op}: updates must have shape {want} (len(index) rows of x's row "
@@ -152,7 +152,7 @@ def gather_nd(x, index, name=None):
     x = tensor_arg(x, "x", "gather_nd")
     index = index_arg(index, "gather_nd", like=x)
     lin, k = _nd_index(index, x.shape, "gather_nd")
-    xr = _reshape(x, [_prod(x.shape[:k])] + x.shape[k:])
+    xr = reshape_exact(x, [_prod(x.shape[:k])] + x.shape[k:])
     return apply(_take, xr, lin, axis=0)
 
 
@@ -163,10 +163,10 @@ def _nd_add(x, index, updates, op):
         raise ValueError(f"{op}: updates must have shape index.shape[:-1] + x.shape[k:] = "
                          f"{want}, got {updates.shape}")
     rest = x.shape[k:]
-    xr = _reshape(x, [_prod(x.shape[:k])] + rest)
-    u = _reshape(updates, [lin._data.size] + rest)
+    xr = reshape_exact(x, [_prod(x.shape[:k])] + rest)
+    u = reshape_exact(updates, [lin._data.size] + rest)
     out = apply(_index_add, xr, u, _wrap(lin._data.reshape(-1)), axis=0)
-    return _reshape(out, x.shape)
+    return reshape_exact(out, x.shape)
 
 
 def scatter_nd_add(x, index, updates, name=None):
@@ -224,10 +224,10 @@ def _index_put(x, indices, value, accumulate, op):
         return apply(_setitem, x, getitem(x, nkey) + _fit_value(v, [], op), key=nkey, plan=None)
     v = _fit_value(v, plan.shape, op)
     rest = plan.shape[plan.block + plan.nblock:]  # the block leads: indices are leading
-    xr = _reshape(x, plan.merged) if plan.merged is not None else x
-    vb = _reshape(broadcast_to(v, plan.shape), [plan.lin._data.size] + rest)
+    xr = reshape_exact(x, plan.merged) if plan.merged is not None else x
+    vb = reshape_exact(broadcast_to(v, plan.shape), [plan.lin._data.size] + rest)
     out = apply(_index_add, xr, vb, _wrap(plan.lin._data.reshape(-1)), axis=0)
-    return _reshape(out, x.shape)
+    return reshape_exact(out, x.shape)
 
 
 def index_put(x, indices, value, accumulate=False, name=None):
@@ -365,7 +365,7 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
                              f"larger than arr (shape {A}) outside axis {axis}")
         T = list(I)
     lin = _along_lin(A, indices._data, T, axis, op, zero_broadcast=broadcast)
-    return apply(_take, _reshape(arr, [arr._data.size]), _wrap(lin), axis=0)
+    return apply(_take, reshape_exact(arr, [arr._data.size]), _wrap(lin), axis=0)
 
 
 _REDUCES = ("assign", "add", "mul", "multiply", "mean", "amin", "amax")
@@ -429,7 +429,7 @@ def _put_along(arr, indices, values, axis, reduce, include_self, broadcast, op):
     else:
         T = list(I)
         if v._data.size == 1:
-            v = broadcast_to(_reshape(v, [1] * len(T)), T)
+            v = broadcast_to(reshape_exact(v, [1] * len(T)), T)
         else:
             if v.ndim != len(T) or not _fits(T, v.shape):
                 raise ValueError(f"{op}: without broadcast, values (shape {v.shape}) must "
@@ -437,8 +437,8 @@ def _put_along(arr, indices, values, axis, reduce, include_self, broadcast, op):
             if v.shape != T:
                 v = getitem(v, tuple(slice(0, t) for t in T))
     lin = _along_lin(A, indices._data, T, axis, op, zero_broadcast=False).reshape(-1)
-    flat = _reshape(arr, [arr._data.size])
-    vals = _reshape(v, [lin.size])
+    flat = reshape_exact(arr, [arr._data.size])
+    vals = reshape_exact(v, [lin.size])
     if reduce == "assign":
         out = _assign_rows(flat, lin, vals)
     elif reduce in ("add", "mean"):
@@ -449,7 +449,7 @@ def _put_along(arr, indices, values, axis, reduce, include_self, broadcast, op):
     else:
         out = apply(_put_reduce, flat, vals, _wrap(lin), reduce=reduce,
                     include_self=bool(include_self))
-    return _reshape(out, A)
+    return reshape_exact(out, A)
 
 
 def _divide_counts(s, lin, size, include_self):
@@ -530,7 +530,7 @@ def masked_select(x, mask, name=None):
     mask = _mask_arg(mask, x, "masked_select")
     xb, mb = _broadcast_pair(x, mask, "masked_select")
     if xb.ndim == 0:
-        xb, mb = _reshape(xb, [1]), _wrap(mb._data.reshape(1))
+        xb, mb = reshape_exact(xb, [1]), _wrap(mb._data.reshape(1))
     return getitem(xb, mb)
 
 
@@ -578,12 +578,12 @@ def masked_scatter(x, mask, value, name=None):
     if v._data.size < k:
         raise ValueError(f"{op}: mask selects {k} positions but value has only "
                          f"{v._data.size} elements")
-    vflat = _reshape(v, [v._data.size])
+    vflat = reshape_exact(v, [v._data.size])
     if k != v._data.size:
         vflat = getitem(vflat, slice(0, k))
     if xb.ndim == 0:
-        return _reshape(setitem_out(_reshape(xb, [1]), _wrap(mb._data.reshape(1)), vflat, op),
-                       [])
+        out = setitem_out(reshape_exact(xb, [1]), _wrap(mb._data.reshape(1)), vflat, op)
+        return reshape_exact(out, [])
     return setitem_out(xb, mb, vflat, op)
 
 

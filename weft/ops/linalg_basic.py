@@ -5,7 +5,8 @@ import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
 from ._support import binary_operands, tensor_arg
-from .shape import _transpose, reshape_exact as reshape, transpose
+from .math import cj
+from .shape import _transpose, reshape_exact as reshape
 
 
 def _matmul_fwd(x, y):
@@ -29,16 +30,10 @@ def _mm(a, b):
     return apply(_matmul, a, b)
 
 
-def _cj(t):
-    from .math import conj  # noqa: PLC0415
-
-    return conj(t) if t._data.dtype.kind == "c" else t
-
-
 # 1-D operands use vector-matrix products directly (no transposes or reshapes);
 # broadcast batch dimensions are summed by the engine.
 def _matmul_vjp_x(g, ans, x, y):
-    yc = _cj(y)
+    yc = cj(y)
     if y.ndim == 1:            # (..., n, k) @ (k,): outer product g y^T
         return reshape(g, g.shape + [1]) * yc if x.ndim > 1 else g * yc
     if x.ndim == 1:            # (k,) @ (..., k, m) -> (..., m)
@@ -49,7 +44,7 @@ def _matmul_vjp_x(g, ans, x, y):
 
 
 def _matmul_vjp_y(g, ans, x, y):
-    xc = _cj(x)
+    xc = cj(x)
     if x.ndim == 1:            # (k,) @ (..., k, m) -> (..., m): outer product x g^T
         if y.ndim == 1:
             return g * xc
@@ -62,6 +57,16 @@ def _matmul_vjp_y(g, ans, x, y):
 
 
 defvjp(_matmul, _matmul_vjp_x, _matmul_vjp_y, save={0: (0, 1), 1: (0, 1)}, save_out=False)
+
+
+def check_batch_broadcast(x, y, op):
+    """Raise unless the batch dimensions (all but the last two) of ``x`` and ``y``
+    broadcast together."""
+    try:
+        np.broadcast_shapes(tuple(x.shape[:-2]), tuple(y.shape[:-2]))
+    except ValueError:
+        raise ValueError(f"{op}: batch dimensions of {x.shape} and {y.shape} do not "
+                         "broadcast") from None
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
@@ -87,11 +92,7 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         raise ValueError(f"matmul: x's last dimension ({k1}) must equal y's "
                          f"{'second-to-last' if y.ndim >= 2 else 'only'} dimension ({k2}); "
                          f"shapes {x.shape} and {y.shape}")
-    try:
-        np.broadcast_shapes(tuple(x.shape[:-2]), tuple(y.shape[:-2]))
-    except ValueError:
-        raise ValueError(f"matmul: batch dimensions of {x.shape} and {y.shape} do not "
-                         "broadcast") from None
+    check_batch_broadcast(x, y, "matmul")
     return apply(_matmul, x, y)
 
 

@@ -23,12 +23,12 @@ from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from ._support import (binary_operands, check_same_place, normalize_axis, require_float,
                        tensor_arg, xp_of)
-from .linalg_basic import matmul
+from .linalg_basic import check_batch_broadcast, matmul
 from .math import abs as _abs
 from .math import cast_like, cj, sign, where
 from .math import pow as _pow
 from .reduction import sum as _sum
-from .shape import reshape, unsqueeze
+from .shape import reshape, reshape_exact, unsqueeze
 
 _LETTERS = string.ascii_letters
 
@@ -414,20 +414,8 @@ def kron(x, y, name=None):
     ys = [1] * (n - y.ndim) + y.shape
     a, b = _LETTERS[:n], _LETTERS[n:2 * n]
     spec = f"{a},{b}->{''.join(p + q for p, q in zip(a, b))}"
-    r = _einsum_apply(spec, [_exact_reshape(x, xs), _exact_reshape(y, ys)])
-    return _exact_reshape(r, [p * q for p, q in zip(xs, ys)])
-
-
-# A literal reshape: Paddle's reshape (and so the vjp of shape.py's primitive) reads a 0
-# in the target shape as "keep this dimension", which breaks on empty tensors.
-_literal_reshape = Primitive("reshape", lambda x, shape: x.reshape(shape))
-defvjp(_literal_reshape, lambda g, ans, x, shape: apply(_literal_reshape, g,
-                                                        shape=tuple(x._data.shape)),
-       save=(), save_out=False)
-
-
-def _exact_reshape(x, shape):
-    return x if x.shape == list(shape) else apply(_literal_reshape, x, shape=tuple(shape))
+    r = _einsum_apply(spec, [reshape_exact(x, xs), reshape_exact(y, ys)])
+    return reshape_exact(r, [p * q for p, q in zip(xs, ys)])
 
 
 def cross(x, y, axis=9, name=None, *, dim=None):
@@ -612,11 +600,7 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     if x.shape[-1] != y.shape[-1]:
         raise ValueError(f"cdist: x and y must have the same number of features (last "
                          f"dimension), got shapes {x.shape} and {y.shape}")
-    try:
-        np.broadcast_shapes(tuple(x.shape[:-2]), tuple(y.shape[:-2]))
-    except ValueError:
-        raise ValueError(f"cdist: batch dimensions of {x.shape} and {y.shape} do not "
-                         "broadcast") from None
+    check_batch_broadcast(x, y, "cdist")
     if isinstance(p, Tensor):
         p = p.item()
     if not isinstance(p, numbers.Real) or isinstance(p, bool):

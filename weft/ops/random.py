@@ -20,8 +20,8 @@ from ..core import dtype as _dt
 from ..core import random as _rng
 from ..core.place import current_place
 from ..core.tensor import Tensor
-from ._support import check_nonneg_shape, check_same_place, dtype_arg, shape_arg, tensor_arg, \
-    xp_of
+from ._support import check_nonneg_shape, check_same_place, dtype_arg, int_arg, shape_arg, \
+    tensor_arg, xp_of
 
 # ----------------------------------------------------------------------------------
 # argument helpers
@@ -39,17 +39,6 @@ def _float_dtype(dtype, op, complex_ok=False):
         return d
     allowed = "a floating or complex dtype" if complex_ok else "a floating dtype"
     raise TypeError(f"{op}: dtype must be {allowed}, got {d.name}")
-
-
-def _int(v, op, arg):
-    if isinstance(v, Tensor):
-        if v.size != 1 or v.dtype.kind not in "iu":
-            raise TypeError(f"{op}: {arg} must be an int, got a {v.dtype.name} tensor of shape "
-                            f"{v.shape}")
-        v = v.item()
-    if not isinstance(v, numbers.Integral) or isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{op}: {arg} must be an int, got {type(v).__name__}")
-    return int(v)
 
 
 def _real(v, op, arg):
@@ -213,13 +202,13 @@ def standard_normal(shape, dtype=None, name=None):
 
 
 def _int_range(low, high, op):
-    low = _int(low, op, "low")
+    low = int_arg(low, op, "low")
     if high is None:
         if low <= 0:
             raise ValueError(f"{op}: with high=None the range is [0, low), so low must be "
                              f"positive, got low={low}")
         return 0, low
-    high = _int(high, op, "high")
+    high = int_arg(high, op, "high")
     if high <= low:
         raise ValueError(f"{op}: high must be greater than low, got low={low}, high={high}")
     return low, high
@@ -278,7 +267,7 @@ def randperm(n, dtype="int64", name=None):
     >>> sorted(weft.randperm(5).tolist())
     [0, 1, 2, 3, 4]
     """
-    n = _int(n, "randperm", "n")
+    n = int_arg(n, "randperm", "n")
     if n < 0:
         raise ValueError(f"randperm: n must be non-negative, got {n}")
     d = dtype_arg(dtype, "randperm", _dt.int64)
@@ -438,7 +427,7 @@ def multinomial(x, num_samples=1, replacement=False, name=None):
         raise TypeError(f"multinomial: x must hold real weights, got {x.dtype.name}")
     if x.ndim not in (1, 2):
         raise ValueError(f"multinomial: x must be 1-D or 2-D, got shape {x.shape}")
-    k = _int(num_samples, "multinomial", "num_samples")
+    k = int_arg(num_samples, "multinomial", "num_samples")
     if k < 1:
         raise ValueError(f"multinomial: num_samples must be positive, got {k}")
     n = x.shape[-1]

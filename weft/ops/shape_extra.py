@@ -12,21 +12,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
-from ..autograd.grad_mode import mode
+from ..autograd.inplace import check_inplace_leaf
 from ..core.tensor import Tensor
 from . import _shape_join
 from ._shape_join import _pyslice, aliases, int_list, tensor_list
 from ._support import dtype_arg, normalize_axes, normalize_axis, shape_arg, tensor_arg, xp_of
 from .reduction import sum as _sum
-from .shape import broadcast_to, reshape, transpose
+from .shape import broadcast_to, reshape, reshape_exact, transpose
 
 # ---------------------------------------------------------------------------------
 # primitives and derivative table
-
-# reshape without Paddle's "0 copies the input dimension" rule, which misreads
-# zero-size shapes; its vjp is itself
-_reshape = Primitive("reshape", lambda x, shape: x.reshape(shape))
-
 
 def _cplx_of(d):
     return np.complex64 if d == np.float32 else np.complex128
@@ -76,7 +71,6 @@ _as_complex = Primitive("as_complex", _as_complex_fwd)
 _as_real = Primitive("as_real", lambda x: np.stack([x.real, x.imag], axis=-1))
 
 _no_save = dict(save=(), save_out=False)
-defvjp(_reshape, lambda g, ans, x, shape: raw_reshape(g, x.shape), **_no_save)
 defvjp(_tile, lambda g, ans, x, reps: _tile_vjp(g, x.shape, reps), **_no_save)
 defvjp(_repeat_int, lambda g, ans, x, r, axis: _repeat_int_vjp(g, x.shape, r, axis), **_no_save)
 defvjp(_repeat_arr, lambda g, ans, x, reps, axis: apply(_segment_sum, g, reps=reps, axis=axis),
@@ -99,20 +93,12 @@ def _tile_vjp(g, shape, reps):
     if not shape:
         return g
     inter = [v for r, s in zip(reps, shape) for v in (r, s)]
-    return _sum(raw_reshape(g, inter), axis=list(range(0, 2 * len(shape), 2)))
+    return _sum(reshape_exact(g, inter), axis=list(range(0, 2 * len(shape), 2)))
 
 
 def _repeat_int_vjp(g, shape, r, axis):
     inter = list(shape[:axis]) + [shape[axis], r] + list(shape[axis + 1:])
-    return _sum(raw_reshape(g, inter), axis=axis + 1)
-
-
-def raw_reshape(x, shape):
-    """Reshape to exactly ``shape`` (no -1 or 0 rules); returns ``x`` when it already fits."""
-    shape = tuple(int(s) for s in shape)
-    if x._data.shape == shape:
-        return x
-    return apply(_reshape, x, shape=shape)
+    return _sum(reshape_exact(g, inter), axis=axis + 1)
 
 
 # ---------------------------------------------------------------------------------
@@ -124,11 +110,7 @@ def _inplace_reshape(x, compute, op):
     the old shape are no longer valid), and it moves onto the result's graph node."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: x must be a Tensor, got {type(x).__name__}")
-    if mode.enabled and x._node is None and not x.stop_gradient and \
-            x._data.dtype.kind in "fc":
-        raise ValueError(f"{op}: Leaf Tensor that doesn't stop gradient can't use inplace "
-                         "strategy (wrap the update in weft.no_grad() or use the out-of-place "
-                         "op)")
+    check_inplace_leaf(x, op)
     old = Tensor._wrap(x._data)
     old.stop_gradient = x.stop_gradient
     old._node = x._node
@@ -173,7 +155,7 @@ def squeeze_(x, axis=None, name=None):
     """In-place :func:`weft.squeeze` (drops the size-1 dimensions in ``axis``, or all)."""
     x = tensor_arg(x, "x", "squeeze_")
     shape = _squeezed_shape(x, axis, "squeeze_")
-    return _inplace_reshape(x, lambda t: raw_reshape(t, shape), "squeeze_")
+    return _inplace_reshape(x, lambda t: reshape_exact(t, shape), "squeeze_")
 
 
 @aliases(dim="axis", input="x")
@@ -181,14 +163,14 @@ def unsqueeze_(x, axis, name=None):
     """In-place :func:`weft.unsqueeze` (inserts size-1 dimensions at ``axis``)."""
     x = tensor_arg(x, "x", "unsqueeze_")
     shape = _unsqueezed_shape(x, axis, "unsqueeze_")
-    return _inplace_reshape(x, lambda t: raw_reshape(t, shape), "unsqueeze_")
+    return _inplace_reshape(x, lambda t: reshape_exact(t, shape), "unsqueeze_")
 
 
 def flatten_(x, start_axis=0, stop_axis=-1, name=None):
     """In-place :func:`flatten`."""
     x = tensor_arg(x, "x", "flatten_")
     shape = _flattened_shape(x, start_axis, stop_axis, "flatten_")
-    return _inplace_reshape(x, lambda t: raw_reshape(t, shape), "flatten_")
+    return _inplace_reshape(x, lambda t: reshape_exact(t, shape), "flatten_")
 
 
 # ---------------------------------------------------------------------------------
@@ -254,7 +236,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     [2, 12]
     """
     x = tensor_arg(x, "x", "flatten")
-    return raw_reshape(x, _flattened_shape(x, start_axis, stop_axis, "flatten"))
+    return reshape_exact(x, _flattened_shape(x, start_axis, stop_axis, "flatten"))
 
 
 def _axes_list(v, ndim, op, arg):
@@ -395,7 +377,7 @@ def tile(x, repeat_times, name=None):
             raise ValueError(f"tile: repeat_times[{i}] = {r} is negative")
     n = max(x.ndim, len(reps))
     reps = [1] * (n - len(reps)) + reps
-    x = raw_reshape(x, [1] * (n - x.ndim) + x.shape)
+    x = reshape_exact(x, [1] * (n - x.ndim) + x.shape)
     return apply(_tile, x, reps=tuple(reps))
 
 
@@ -414,7 +396,7 @@ def repeat_interleave(x, repeats, axis=None, name=None):
     if axis is None or x.ndim == 0:
         if axis is not None:
             normalize_axis(axis, 0, "repeat_interleave")
-        x = raw_reshape(x, [x.size])
+        x = reshape_exact(x, [x.size])
         axis = 0
     else:
         axis = normalize_axis(axis, x.ndim, "repeat_interleave")
@@ -498,13 +480,13 @@ def roll(x, shifts, axis=None, name=None):
     if axis is None:
         if len(sh) != 1:
             raise ValueError(f"roll: with axis=None, shifts must be one int, got {sh}")
-        flat = raw_reshape(x, [x.size])
-        return raw_reshape(apply(_roll, flat, shifts=tuple(sh), axis=(0,)), x.shape)
+        flat = reshape_exact(x, [x.size])
+        return reshape_exact(apply(_roll, flat, shifts=tuple(sh), axis=(0,)), x.shape)
     ax = [normalize_axis(a, x.ndim, "roll") for a in int_list(axis, "roll", "axis")]
     if len(ax) != len(sh):
         raise ValueError(f"roll: shifts has {len(sh)} entries but axis has {len(ax)}")
     if x.ndim == 0:
-        return raw_reshape(apply(_roll, raw_reshape(x, [1]), shifts=tuple(sh), axis=(0,)), [])
+        return reshape_exact(apply(_roll, reshape_exact(x, [1]), shifts=tuple(sh), axis=(0,)), [])
     return apply(_roll, x, shifts=tuple(sh), axis=tuple(ax))
 
 

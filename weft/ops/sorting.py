@@ -19,6 +19,7 @@ from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from ._support import check_same_place, dtype_arg, normalize_axis, tensor_arg, xp_of
+from .shape import reshape_exact
 
 # ---------------------------------------------------------------------------------
 # gather / scatter along one axis (indices distinct along that axis)
@@ -111,21 +112,9 @@ def _index_tensor(a):
     return Tensor._wrap(a.astype(np.int64, copy=False))
 
 
-# A literal reshape: Paddle's reshape (and so the vjp of shape.py's primitive) reads a 0
-# in the target shape as "keep this dimension", which breaks on empty tensors.
-_literal_reshape = Primitive("reshape", lambda x, shape: x.reshape(shape))
-defvjp(_literal_reshape, lambda g, ans, x, shape: apply(_literal_reshape, g,
-                                                        shape=tuple(x._data.shape)),
-       save=(), save_out=False)
-
-
-def _reshape_exact(x, shape):
-    return x if x.shape == list(shape) else apply(_literal_reshape, x, shape=tuple(shape))
-
-
 def _as_1d(x):
     """0-D inputs are handled as one-element vectors and squeezed back."""
-    return (_reshape_exact(x, [1]), True) if x.ndim == 0 else (x, False)
+    return (reshape_exact(x, [1]), True) if x.ndim == 0 else (x, False)
 
 
 # ---------------------------------------------------------------------------------
@@ -162,7 +151,7 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
     x1, squeeze = _as_1d(x)
     idx = _index_tensor(_order(x1._data, ax, bool(descending)))
     out = apply(_gather, x1, idx, axis=ax)
-    return _reshape_exact(out, []) if squeeze else out
+    return reshape_exact(out, []) if squeeze else out
 
 
 def topk(x, k, axis=None, largest=True, sorted=True, name=None):
@@ -187,7 +176,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
     idx = _index_tensor(order[tuple(sel)])
     vals = apply(_gather, x1, idx, axis=ax)
     if squeeze and k == 1:
-        return _reshape_exact(vals, []), _reshape_exact(idx, [])
+        return reshape_exact(vals, []), reshape_exact(idx, [])
     return vals, idx
 
 
@@ -212,10 +201,10 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     idx = _index_tensor(order[tuple(sel)])
     vals = apply(_gather, x1, idx, axis=ax)
     if squeeze:
-        return _reshape_exact(vals, []), _reshape_exact(idx, [])
+        return reshape_exact(vals, []), reshape_exact(idx, [])
     if not keepdim:
         shape = [s for d, s in enumerate(vals.shape) if d != ax]
-        vals, idx = _reshape_exact(vals, shape), _reshape_exact(idx, shape)
+        vals, idx = reshape_exact(vals, shape), reshape_exact(idx, shape)
     return vals, idx
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...autograd.api import _as_list
 from ...autograd.api import grad as _grad
-from ...autograd.functional import _Rows, _row_ids
+from ...autograd.functional import _Rows, _row_ids, _zeros_of
 from ...core.tensor import Tensor
 from ...ops import cast, concat, reshape, stack
 from ...ops._support import xp_of
@@ -31,21 +32,6 @@ _prim = [False]
 def _check_func(func, op):
     if not callable(func):
         raise TypeError(f"{op}: func must be callable, got {type(func).__name__}")
-
-
-def _as_list(v, arg, op, allow_none=False):
-    """``(list of Tensors, was_sequence)``."""
-    if v is None and allow_none:
-        return None, False
-    if isinstance(v, Tensor):
-        return [v], False
-    if isinstance(v, (list, tuple)):
-        for i, t in enumerate(v):
-            if not isinstance(t, Tensor):
-                raise TypeError(f"{op}: {arg}[{i}] must be a Tensor, got {type(t).__name__}")
-        return list(v), True
-    raise TypeError(f"{op}: {arg} must be a Tensor or a sequence of Tensors"
-                    f"{' or None' if allow_none else ''}, got {type(v).__name__}")
 
 
 def _inputs(xs, op):
@@ -92,10 +78,6 @@ def _ones(t):
     return Tensor._wrap(xp_of(t).ones(t._data.shape, dtype=t._data.dtype))
 
 
-def _zeros(t):
-    return Tensor._wrap(xp_of(t).zeros(t._data.shape, dtype=t._data.dtype))
-
-
 def _float(t):
     return t._data.dtype.kind in "fc"
 
@@ -114,18 +96,18 @@ def _vjp(ys, xs, vs):
     if pairs:
         gs = _grad([p[0] for p in pairs], xs, [p[1] for p in pairs], retain_graph=True,
                    create_graph=True, allow_unused=True)
-    return [_zeros(x) if g is None else g for g, x in zip(gs, xs)]
+    return [_zeros_of(x) if g is None else g for g, x in zip(gs, xs)]
 
 
 def _tangents(ys, xs, vs):
     """``J v`` for recorded ``ys`` of ``xs`` by the double-vjp trick."""
     fl = [k for k, y in enumerate(ys) if _float(y) and not y.stop_gradient]
-    res = [_zeros(y) for y in ys]
+    res = [_zeros_of(y) for y in ys]
     if not fl:
         return res
     us = []
     for k in fl:
-        u = _zeros(ys[k])
+        u = _zeros_of(ys[k])
         u.stop_gradient = False
         us.append(u)
     gx = _grad([ys[k] for k in fl], xs, us, retain_graph=True, create_graph=True,
