@@ -19,7 +19,8 @@ from ._native import get_num_threads, set_num_threads
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 
-from . import incubate  # noqa: E402  (after the ops it aliases)
+from . import incubate, optimizer, regularizer  # noqa: E402  (after the ops they use)
+from .nn import ParamAttr, create_parameter  # noqa: E402
 
 dtype = _np.dtype
 
@@ -29,4 +30,4 @@ __all__ = ["Tensor", "is_tensor", "grad", "no_grad", "enable_grad", "set_grad_en
            "is_compiled_with_cuda", "get_default_dtype", "set_default_dtype", "bool", "int8",
            "uint8", "int16", "int32", "int64", "float16", "float32", "float64", "complex64",
            "complex128", "bfloat16", "dtype", "save", "load", "from_dlpack",
-           "get_num_threads", "set_num_threads", *_ops_all]
+           "get_num_threads", "set_num_threads", "create_parameter", "ParamAttr", *_ops_all]
