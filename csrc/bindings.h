@@ -7,4 +7,5 @@
 namespace weft {
 void bind_parallel(pybind11::module_& m);
 void bind_index_add(pybind11::module_& m);
+void bind_sparse_convert(pybind11::module_& m);
 }  // namespace weft

@@ -176,3 +176,22 @@ def test_gradient_has_input_dtype_and_shape(op, dtype):
             if g is not None:
                 assert g.shape == leaf.shape and g.dtype == leaf.dtype, str(sample)
         break
+
+
+# ops that legitimately take sparse tensors (they convert or copy them)
+_SPARSE_OK = {"to_tensor"}
+
+
+@pytest.mark.parametrize("op", [pytest.param(o, id=o.name) for o in OP_DB
+                                if o.name not in _SPARSE_OK])
+def test_dense_op_rejects_sparse_input(op):
+    # computing on a sparse tensor's stored values would silently give a wrong result
+    for sample in op.sample_inputs(np.dtype("float64"), np.random.default_rng(0)):
+        a = sample.input
+        if isinstance(a, np.ndarray) and a.ndim == 2 and a.size and a.dtype.kind == "f":
+            break
+    else:
+        pytest.skip(f"{op.name} has no 2-D float64 sample to make sparse")
+    sp = weft.to_tensor(a).to_sparse_coo(2)
+    with pytest.raises((NotImplementedError, TypeError, ValueError)):
+        op.op(sp, *[tensors_of(x) for x in sample.args], **sample.kwargs)

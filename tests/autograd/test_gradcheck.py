@@ -349,12 +349,12 @@ def test_argument_errors():
         gradcheck(lambda a: a, x, seed=-1)
 
 
-def test_sparse_inputs_not_available_yet():
+def test_foreign_sparse_like_input_is_rejected():
     class FakeSparse:
         def is_sparse(self):
             return True
 
-    with pytest.raises(NotImplementedError, match="sparse inputs need weft.sparse"):
+    with pytest.raises(TypeError, match="not a weft sparse tensor"):
         gradcheck(lambda a, s: a, [rand((2,)), FakeSparse()])
 
 

@@ -304,6 +304,10 @@ def _fix_grad(g, t):
     """Bring a vjp result to the shape and dtype of input ``t``."""
     if not isinstance(g, Tensor):
         raise TypeError(f"vjp returned {type(g).__name__}, expected a Tensor")
+    if g.is_sparse() or t.is_sparse():
+        # sparse tensors' cotangents travel as their values (masked gradients): a
+        # sparse g must have t's pattern and is never summed to a shape
+        g = _sparse_cotangent(g, t)
     d = t._data
     if g._data.shape != d.shape:
         g = support.sum_to_shape(g, list(d.shape))
@@ -318,6 +322,29 @@ def _fix_grad(g, t):
 
 def _add(a, b):
     return b if a is None else a + b
+
+
+def _sparse_cotangent(g, t):
+    """Cotangent ``g`` of tensor ``t`` as the engine carries it (values-shaped for sparse t)."""
+    if t.is_sparse():
+        return t._values_cotangent(g)
+    raise ValueError(f"a sparse gradient (shape {g.shape}) was given for a dense tensor of "
+                     f"shape {t.shape}; call to_dense() on it first")
+
+
+def _visible_grad(g, t):
+    """The gradient of ``t`` as users see it: sparse tensors get a sparse, same-pattern one."""
+    if g is not None and t.is_sparse() and not g.is_sparse():
+        return t._grad_from_values(g)
+    return g
+
+
+def _accumulate(t, old, g):
+    if old is None:
+        return g
+    if t.is_sparse():
+        return t._add_grad(old, g)
+    return old + g
 
 
 def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
@@ -353,6 +380,8 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
     for t, g in zip(roots, root_grads):
         if t.stop_gradient:
             continue
+        if g.is_sparse() or t.is_sparse():
+            g = _sparse_cotangent(g, t)
         if t._node is None:
             if id(t) in blocked_leaves:
                 continue
@@ -415,13 +444,16 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                     tt = ref()
                     if tt is not None and gs[oi] is not None:
                         g = gs[oi] if create_graph else gs[oi].detach()
-                        tt._grad = g if tt._grad is None or not accumulate else tt._grad + g
+                        g = _visible_grad(g, tt)
+                        tt._grad = g if tt._grad is None or not accumulate else \
+                            _accumulate(tt, tt._grad, g)
             if node_targets:
                 for oi in range(len(gs)):
                     ks = node_targets.get((id(node), oi))
                     if ks:
                         for k in ks:
-                            captured[k] = _add(captured[k], gs[oi])
+                            captured[k] = _accumulate(inputs[k], captured[k],
+                                                      _visible_grad(gs[oi], inputs[k]))
             if needed is not None and id(node) not in needed:
                 continue
             if node.versions:
@@ -501,6 +533,7 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
 
         # leaves: hooks see the total gradient, then it is captured or accumulated
         for lid, (leaf, g) in leaf_acc.items():
+            g = _visible_grad(g, leaf)
             if leaf._hooks:
                 for h in list(leaf._hooks.values()):
                     r = h(g)
@@ -508,11 +541,11 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                         g = r
             if inputs is not None:
                 for k in leaf_targets.get(lid, ()):
-                    captured[k] = _add(captured[k], g)
+                    captured[k] = _accumulate(leaf, captured[k], g)
             elif accumulate:
                 if not create_graph:
                     g = g.detach()
-                leaf._grad = g if leaf._grad is None else leaf._grad + g
+                leaf._grad = _accumulate(leaf, leaf._grad, g)
     finally:
         mode.enabled = prev_mode
     return captured

@@ -2,8 +2,13 @@
 from __future__ import annotations
 
 import functools
-import inspect
 import threading
+
+
+def _is_generator_function(func):
+    # what inspect.isgeneratorfunction checks, without importing inspect at start-up
+    code = getattr(func, "__code__", None)
+    return code is not None and bool(code.co_flags & 0x20)  # CO_GENERATOR
 
 
 class _Mode(threading.local):
@@ -56,7 +61,7 @@ class _GradModeContext:
 
     def _wrap(self, func):
         target = self._target
-        if inspect.isgeneratorfunction(func):
+        if _is_generator_function(func):
             @functools.wraps(func)
             def gen(*args, **kwargs):
                 g = func(*args, **kwargs)

@@ -23,6 +23,8 @@ def xp_of(t):
 def tensor_arg(x, arg, op):
     """``x`` as a Tensor; lists, numbers and arrays are converted."""
     if isinstance(x, Tensor):
+        if type(x) is not Tensor and x.is_sparse():
+            reject_sparse(op, arg)
         return x
     if x is None:
         raise TypeError(f"{op}: {arg} must be a Tensor, got None")
@@ -31,6 +33,14 @@ def tensor_arg(x, arg, op):
     except TypeError:
         raise TypeError(f"{op}: {arg} must be a Tensor or array-like, got "
                         f"{type(x).__name__}") from None
+
+
+def reject_sparse(op, arg):
+    """Dense ops never take sparse tensors: computing on the stored values alone would
+    silently give a wrong (values-shaped) result."""
+    raise NotImplementedError(f"{op}: {arg} is a sparse tensor; dense ops do not take sparse "
+                              "inputs — use the weft.sparse function of the same name where "
+                              "one exists, or convert with x.to_dense()")
 
 
 def check_same_place(x, y, op):
@@ -53,6 +63,10 @@ def binary_operands(x, y, op, float_result=False):
     cast = _cast()
     xt = isinstance(x, Tensor)
     yt = isinstance(y, Tensor)
+    if xt and type(x) is not Tensor and x.is_sparse():
+        reject_sparse(op, "x")
+    if yt and type(y) is not Tensor and y.is_sparse():
+        reject_sparse(op, "y")
     if xt and yt:
         check_same_place(x, y, op)
         dx, dy = x._data.dtype, y._data.dtype

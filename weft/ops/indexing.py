@@ -29,7 +29,7 @@ from ..autograd.engine import Primitive, apply, defvjp
 from ..autograd.grad_mode import mode
 from ..autograd.inplace import inplace
 from ..core.tensor import Tensor
-from ._support import check_same_place, normalize_axis, tensor_arg, xp_of
+from ._support import check_same_place, normalize_axis, reject_sparse, tensor_arg, xp_of
 from .cast import cast
 from .shape import broadcast_to, reshape_exact, transpose
 
@@ -544,6 +544,8 @@ def getitem(x, key):
     >>> x[x > 9].tolist()
     [10, 11]
     """
+    if type(x) is not Tensor and x.is_sparse():
+        reject_sparse("__getitem__", "x")
     if type(key) is int:
         n = x._data.shape[0] if x._data.ndim else 0
         if not x._data.ndim:
@@ -652,6 +654,8 @@ def setitem(x, key, value):
     >>> x.tolist()
     [[0.0, 5.0, 5.0], [1.0, 0.0, 2.0]]
     """
+    if type(x) is not Tensor and x.is_sparse():
+        reject_sparse("__setitem__", "x")
     track = mode.enabled and (not x.stop_gradient or
                               isinstance(value, Tensor) and not value.stop_gradient)
     if not track:

@@ -1,0 +1,84 @@
+"""Sparse benchmarks (area "sparse"): COO -> CSR conversion and coalesce against scipy.
+
+Workload (issue 4): a power-law matrix, n = 200,000, nnz = 2,000,000 float32,
+entries in random order with duplicates. Goal: weft at least 2x faster than
+scipy's ``coo.tocsr()`` and ``coo.sum_duplicates()``. Timed at the kernel level
+(``weft._C``) and through the public API (``to_sparse_csr`` / ``coalesce``, which
+add validation-free wrapping only). GB/s counts the bytes a single pass must read
+(indices + values) and write (result components).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._harness import Report, timeit
+
+N = 200_000
+NNZ = 2_000_000
+
+
+def power_law_coo(n, nnz, rng, alpha=1.2):
+    """Rows with a power-law (Pareto) degree distribution, uniform random columns."""
+    rows = np.minimum((rng.pareto(alpha, nnz) * n / 2000).astype(np.int64), n - 1)
+    rows = rng.permutation(n)[rows]  # heavy rows scattered over the row range
+    cols = rng.integers(0, n, nnz)
+    vals = rng.standard_normal(nnz).astype(np.float32)
+    return np.stack([rows, cols]), vals
+
+
+def run(report=None, quick=False):
+    import scipy.sparse as sp
+
+    import weft
+    from weft import _C
+    from weft import sparse as S
+
+    rep = report or Report("sparse")
+    rng = np.random.default_rng(0)
+    n, nnz = (N // 4, NNZ // 4) if quick else (N, NNZ)
+    repeat = 3 if quick else 7
+    idx, vals = power_law_coo(n, nnz, rng)
+    v2 = vals[:, None]
+    coo = sp.coo_array((vals, (idx[0], idx[1])), shape=(n, n))
+    x = S.sparse_coo_tensor(idx, vals, [n, n])
+    rep.note(f"workload: power-law n={n}, nnz={nnz}, float32, int64 indices; "
+             f"weft threads: {weft.get_num_threads()}")
+
+    def scipy_tocsr():
+        return coo.tocsr()
+
+    def scipy_sum_dup():
+        c = sp.coo_array((vals, (idx[0], idx[1])), shape=(n, n))
+        c.sum_duplicates()
+        return c
+
+    def scipy_build():
+        return sp.coo_array((vals, (idx[0], idx[1])), shape=(n, n))
+
+    in_bytes = idx.nbytes + vals.nbytes
+    case = "COO->CSR"
+    rep.add(case, "weft kernel", timeit(lambda: _C.sparse_coalesce(idx, v2, [n, n], True, False),
+                                        repeat), gbps_bytes=in_bytes)
+    rep.add(case, "weft", timeit(lambda: x.to_sparse_csr(), repeat), gbps_bytes=in_bytes)
+    rep.add(case, "scipy", timeit(scipy_tocsr, repeat))
+    case = "coalesce"
+    rep.add(case, "weft kernel", timeit(lambda: _C.sparse_coalesce(idx, v2, [n, n], False, False),
+                                        repeat), gbps_bytes=in_bytes)
+    rep.add(case, "weft", timeit(lambda: S.coalesce(x), repeat), gbps_bytes=in_bytes)
+    # scipy's sum_duplicates works in place: time it on a fresh matrix, minus construction
+    t_build = timeit(scipy_build, repeat)
+    rep.add(case, "scipy", max(timeit(scipy_sum_dup, repeat) - t_build, 1e-9))
+    return rep
+
+
+def summary(rep):
+    lines = []
+    for case in ("COO->CSR", "coalesce"):
+        for impl in ("weft kernel", "weft"):
+            r = rep.ratio(case, "scipy", impl)
+            row = [x for x in rep.rows if x["case"] == case and x["impl"] == impl]
+            if r is not None and row:
+                gbps = row[0].get("gbps_bytes", 0) / row[0]["seconds"] / 1e9
+                lines.append(f"{case}: scipy/{impl} = {r:.2f}x (goal >= 2x), "
+                             f"{gbps:.2f} GB/s input")
+    return lines

@@ -1,0 +1,23 @@
+"""weft.sparse: COO and CSR sparse tensors that are weft Tensors (api-sparse.md).
+
+Sparse tensors take part in autograd like dense ones; the gradient of a sparse
+input is sparse with the same pattern (masked). This package holds the types,
+creation, layout conversions, scipy interop and the structural functions; the
+native CPU kernels live in csrc/sparse/.
+
+>>> import weft
+>>> x = weft.to_tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse_coo(2)
+>>> x.nnz(), x.to_sparse_csr().cols().tolist()
+(2, [1, 0])
+"""
+from .convert import coalesce, install_tensor_methods, to_dense, to_sparse_coo, to_sparse_csr
+from .creation import from_scipy, sparse_coo_tensor, sparse_csr_tensor, to_scipy
+from .structural import cast, is_same_shape, isnan, mask_as, transpose
+from .tensor import SparseCooTensor, SparseCsrTensor, SparseLayoutError, UnsupportedDtypeError
+
+install_tensor_methods()
+
+__all__ = ["SparseCooTensor", "SparseCsrTensor", "SparseLayoutError", "UnsupportedDtypeError",
+           "sparse_coo_tensor", "sparse_csr_tensor", "from_scipy", "to_scipy",
+           "to_dense", "to_sparse_coo", "to_sparse_csr", "coalesce",
+           "transpose", "cast", "isnan", "is_same_shape", "mask_as"]

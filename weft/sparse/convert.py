@@ -1,0 +1,441 @@
+"""Layout conversions and their gradients: ``to_dense``, ``to_sparse_coo``,
+``to_sparse_csr``, ``coalesce``, ``values()`` and ``clone``.
+
+All data movement between layouts reduces to two linear primitives on the leading
+axis of a values array, each the other's vjp, so every conversion is differentiable
+to any order (``create_graph=True``):
+
+* ``sparse_gather(x, idx)``: ``x[idx]`` (dense -> stored values; mask_as, to_sparse_*)
+* ``sparse_scatter(v, idx, n)``: ``n`` zero rows, ``out[idx[k]] += v[k]`` (stored
+  values -> dense; summing duplicates in coalesce / COO->CSR)
+
+Gradient rules (api-sparse.md §6): the gradient of a sparse input is read at its
+stored positions (masked); ``to_dense`` passes the dense gradient back gathered at
+the pattern; ``coalesce`` gives each original entry the gradient of the slot it was
+merged into.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.engine import Primitive, apply, defvjp
+from ..core.tensor import Tensor
+from . import _kernels as K
+from .tensor import (SparseCooTensor, SparseCsrTensor, SparseLayoutError,
+                     _SparseBase, wrap_coo, wrap_csr)
+
+
+def _gather_fwd(x, idx, n):
+    return x[idx]
+
+
+def _scatter_fwd(v, idx, n):
+    return K.segment_sum(v, idx, n)
+
+
+_GATHER = Primitive("sparse_gather", _gather_fwd)
+_SCATTER = Primitive("sparse_scatter", _scatter_fwd)
+defvjp(_GATHER, lambda g, ans, x, idx, n: apply(_SCATTER, g, idx=idx, n=n),
+       save=(), save_out=False)
+defvjp(_SCATTER, lambda g, ans, v, idx, n: apply(_GATHER, g, idx=idx, n=n),
+       save=(), save_out=False)
+
+# values() and the values of a freshly built sparse tensor: the same array, new graph node
+_IDENTITY = Primitive("sparse_values", lambda v: v, view=True)
+defvjp(_IDENTITY, lambda g, ans, v: g, save=(), save_out=False)
+
+_COPY = Primitive("sparse_clone", lambda v: v.copy())
+defvjp(_COPY, lambda g, ans, v: g, save=(), save_out=False)
+
+
+def gather_rows(x, idx):
+    """Differentiable ``x[idx]`` along axis 0 (``idx`` a backend int array)."""
+    return apply(_GATHER, x, idx=idx, n=int(x._data.shape[0]))
+
+
+def scatter_rows(v, idx, n):
+    """Differentiable ``n`` zero rows with ``v[k]`` added at row ``idx[k]``."""
+    return apply(_SCATTER, v, idx=idx, n=int(n))
+
+
+def _reshape(x, shape):
+    from ..ops.shape import reshape_exact  # noqa: PLC0415  (no Paddle 0 = "keep" rule)
+
+    shape = [int(s) for s in shape]
+    return x if list(x._data.shape) == shape else reshape_exact(x, shape)
+
+
+def _prod(s):
+    n = 1
+    for v in s:
+        n *= int(v)
+    return n
+
+
+def _check_sparse(x, op, arg="x"):
+    if not isinstance(x, _SparseBase):
+        raise TypeError(f"{op}: {arg} must be a sparse tensor (SparseCooTensor or "
+                        f"SparseCsrTensor), got {type(x).__name__}")
+
+
+# ----------------------------------------------------------------------------------
+# accessors
+
+
+def values(x, name=None):
+    """The stored values of sparse ``x`` as a dense Tensor sharing its storage.
+
+    Differentiable: a gradient w.r.t. the result reaches ``x`` at the same entries.
+
+    >>> import weft
+    >>> x = weft.sparse.sparse_coo_tensor([[0, 1]], [3.0, 4.0], [3])
+    >>> x.values().tolist()
+    [3.0, 4.0]
+    """
+    if not isinstance(x, _SparseBase):
+        if isinstance(x, Tensor):
+            raise NotImplementedError("values(): only effective for sparse tensors, got a "
+                                      "dense Tensor")
+        raise TypeError(f"values: x must be a sparse tensor, got {type(x).__name__}")
+    if x.stop_gradient:
+        t = Tensor._wrap(x._data)
+        t._version = x._version
+        return t
+    return apply(_IDENTITY, x)
+
+
+def clone(x, name=None):
+    """A copy of sparse ``x`` (components and values); gradients flow back to ``x``."""
+    _check_sparse(x, "clone")
+    v = apply(_COPY, x)
+    if isinstance(x, SparseCooTensor):
+        return wrap_coo(v, x._indices.copy(), x._shape, x._coalesced)
+    return wrap_csr(v, x._crows.copy(), x._cols.copy(), x._shape)
+
+
+# ----------------------------------------------------------------------------------
+# positions of stored entries
+
+
+def coo_linear(x):
+    """Row-major position of each stored entry of COO ``x`` in its sparse shape."""
+    sd = x._indices.shape[0]
+    return K.linear_index(x._indices, x._shape[:sd])
+
+
+def csr_components(x):
+    """``(batch or None, rows, cols)`` arrays of every stored entry of CSR ``x``."""
+    nnz = x._data.shape[0]
+    if len(x._shape) == 2:
+        return None, K.csr_rows(x._crows, nnz), x._cols
+    b, m = x._shape[0], x._shape[1]
+    batch, rows = K.csr_batch_rows(x._crows, nnz, b, m)
+    return batch, rows, x._cols
+
+
+def csr_linear(x):
+    batch, rows, cols = csr_components(x)
+    n = int(x._shape[-1])
+    lin = rows.astype(np.int64) * n + cols.astype(np.int64)
+    if batch is not None:
+        lin += batch.astype(np.int64) * (int(x._shape[1]) * n)
+    return lin
+
+
+def csr_to_coo_indices(x):
+    batch, rows, cols = csr_components(x)
+    xp = K.xp_of_array(cols)
+    parts = [rows.astype(cols.dtype), cols] if batch is None else \
+        [batch.astype(cols.dtype), rows.astype(cols.dtype), cols]
+    return xp.ascontiguousarray(xp.stack(parts))
+
+
+# ----------------------------------------------------------------------------------
+# to_dense
+
+
+def to_dense(x, name=None):
+    """Dense Tensor of ``x`` (duplicates summed); a dense ``x`` is returned as is.
+
+    Differentiable for COO and CSR: the gradient is the dense gradient read at the
+    stored positions.
+
+    >>> import weft
+    >>> x = weft.sparse.sparse_coo_tensor([[0, 0], [1, 1]], [1.0, 2.0], [2, 2])
+    >>> x.to_dense().tolist()
+    [[0.0, 3.0], [0.0, 0.0]]
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"to_dense: x must be a Tensor, got {type(x).__name__}")
+    if not isinstance(x, _SparseBase):
+        return x
+    if isinstance(x, SparseCooTensor):
+        sd = x._indices.shape[0]
+        lin = coo_linear(x)
+        flat = scatter_rows(x, lin, _prod(x._shape[:sd]))
+    else:
+        flat = scatter_rows(x, csr_linear(x), _prod(x._shape))
+    return _reshape(flat, x._shape)
+
+
+# ----------------------------------------------------------------------------------
+# dense -> sparse
+
+
+def _dense_pattern(d, sparse_dim):
+    """Positions (row-major, in the first ``sparse_dim`` axes) with a nonzero slice."""
+    xp = K.xp_of_array(d)
+    p = _prod(d.shape[:sparse_dim])
+    flat = d.reshape(p, -1) if p else d.reshape(0, max(_prod(d.shape[sparse_dim:]), 1))
+    nz = flat != 0
+    if nz.ndim == 2:
+        nz = nz.any(axis=1) if nz.shape[1] != 1 else nz[:, 0]
+    return xp.nonzero(nz)[0].astype(np.int64)
+
+
+def _to_coo_from_dense(x, sparse_dim):
+    d = x._data
+    shape = tuple(d.shape)
+    pos = _dense_pattern(d, sparse_dim)
+    xp = K.xp_of_array(d)
+    idx = K.unravel(pos, shape[:sparse_dim], np.int64, xp)
+    flat = _reshape(x, (_prod(shape[:sparse_dim]),) + shape[sparse_dim:])
+    vals = gather_rows(flat, pos)
+    return wrap_coo(vals, idx, shape, coalesced=True)
+
+
+def _sparse_dim_arg(sparse_dim, ndim, op):
+    if sparse_dim is None:
+        raise TypeError(f"{op}: missing required argument 'sparse_dim'")
+    if not isinstance(sparse_dim, (int, np.integer)) or isinstance(sparse_dim, bool):
+        raise TypeError(f"{op}: sparse_dim must be an int, got {type(sparse_dim).__name__}")
+    if not 0 < sparse_dim <= ndim:
+        raise ValueError(f"{op}: sparse_dim must be in [1, {ndim}] for a {ndim}-D tensor, got "
+                         f"{sparse_dim}")
+    return int(sparse_dim)
+
+
+def to_sparse_coo(x, sparse_dim=None, name=None):
+    """COO form of ``x``: the first ``sparse_dim`` axes become sparse.
+
+    Dense input: a position is stored when its trailing slice has a nonzero; the
+    result is coalesced with int64 indices, and the gradient flows back to ``x`` at
+    the stored positions. COO input: returned as is for the same ``sparse_dim``,
+    re-laid-out otherwise. CSR input: COO with ``sparse_dim`` (default ndim).
+
+    >>> import weft
+    >>> x = weft.to_tensor([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]])
+    >>> x.to_sparse_coo(2).indices().tolist()
+    [[0, 1, 1], [1, 0, 2]]
+    """
+    op = "to_sparse_coo"
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: x must be a Tensor, got {type(x).__name__}")
+    if isinstance(x, SparseCsrTensor):
+        sd = len(x._shape) if sparse_dim is None else _sparse_dim_arg(sparse_dim, x.ndim, op)
+        v = values(x)
+        out = wrap_coo(v, csr_to_coo_indices(x), x._shape, coalesced=False)
+        if sd != len(x._shape):
+            return _to_coo_from_dense(to_dense(out), sd)
+        return out
+    sd = _sparse_dim_arg(sparse_dim, x.ndim, op)
+    if isinstance(x, SparseCooTensor):
+        if sd == x._indices.shape[0]:
+            return x
+        return _to_coo_from_dense(to_dense(x), sd)
+    return _to_coo_from_dense(x, sd)
+
+
+def _crows_from_rows(rows, batch, shape, dtype, xp):
+    """Per-batch row pointers from the (sorted) batch/row of every entry."""
+    if len(shape) == 2:
+        m = int(shape[0])
+        g = rows.astype(np.int64)
+        b_count, m_rows = 1, m
+    else:
+        b_count, m_rows = int(shape[0]), int(shape[1])
+        g = batch.astype(np.int64) * m_rows + rows.astype(np.int64)
+    counts = xp.bincount(g, minlength=b_count * m_rows) if g.shape[0] else \
+        xp.zeros(b_count * m_rows, dtype=np.int64)
+    cr = xp.zeros((b_count, m_rows + 1), dtype=np.int64)
+    cr[:, 1:] = xp.cumsum(counts.reshape(b_count, m_rows), axis=1)
+    return cr.reshape(-1).astype(dtype)
+
+
+def to_sparse_csr(x, name=None):
+    """CSR form of a 2-D/3-D dense tensor or COO tensor (CSR input returned as is).
+
+    COO input must have ``dense_dim() == 0``; duplicates are summed and columns
+    sorted. Gradients flow back masked to the pattern.
+
+    >>> import weft
+    >>> x = weft.to_tensor([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]])
+    >>> x.to_sparse_csr().crows().tolist()
+    [0, 1, 3]
+    """
+    op = "to_sparse_csr"
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: x must be a Tensor, got {type(x).__name__}")
+    if isinstance(x, SparseCsrTensor):
+        return x
+    nd = x.ndim
+    if nd not in (2, 3):
+        raise ValueError(f"{op}: only support 2-D or 3-D tensors, got a {nd}-D tensor of "
+                         f"shape {x.shape}")
+    if isinstance(x, SparseCooTensor):
+        if x.dense_dim() != 0:
+            raise ValueError(f"{op}: a COO tensor with dense dimensions (dense_dim() = "
+                             f"{x.dense_dim()}) has no CSR form; convert with "
+                             f"to_sparse_coo({nd}) first")
+        return _coo_to_csr(x)
+    d = x._data
+    xp = K.xp_of_array(d)
+    pos = xp.nonzero(d.reshape(-1) != 0)[0].astype(np.int64)
+    idx = K.unravel(pos, d.shape, np.int64, xp)
+    vals = gather_rows(_reshape(x, (d.size,)), pos)
+    batch = idx[0] if nd == 3 else None
+    crows = _crows_from_rows(idx[-2], batch, d.shape, np.int64, xp)
+    return wrap_csr(vals, crows, xp.ascontiguousarray(idx[-1]), d.shape)
+
+
+def _want_inverse(x):
+    from ..autograd.grad_mode import is_grad_enabled  # noqa: PLC0415
+
+    return not x.stop_gradient and is_grad_enabled() and x._data.dtype.kind in "fc"
+
+
+def _coo_to_csr(x):
+    shape = x._shape
+    xp = K.xp_of_array(x._data)
+    want = _want_inverse(x)
+    if len(shape) == 2:
+        crows, cols, vals, inv = K.coo_to_csr2d(x._indices, x._data, shape, want)
+        v = _merge_values(x, vals, inv)
+        return wrap_csr(v, crows, cols, shape)
+    c = coalesce(x)
+    idx = c._indices
+    crows = _crows_from_rows(idx[1], idx[0], shape, idx.dtype, xp)
+    return wrap_csr(values(c), crows, xp.ascontiguousarray(idx[2]), shape)
+
+
+def _merge_values(x, vals, inverse):
+    """The merged values array as a Tensor, differentiable through ``inverse``."""
+    if inverse is None:
+        return Tensor._wrap(vals)
+    return scatter_rows(x, inverse, vals.shape[0])
+
+
+# ----------------------------------------------------------------------------------
+# coalesce
+
+
+def coalesce(x, name=None):
+    """Sort the indices of COO ``x`` row-major and sum duplicates (index dtype kept).
+
+    CSR input (**weft+**) gives the canonical CSR: columns sorted inside each row,
+    duplicates summed. The gradient of each original entry is that of the slot it
+    was merged into.
+
+    >>> import weft
+    >>> x = weft.sparse.sparse_coo_tensor([[1, 0, 1], [0, 2, 0]], [1.0, 2.0, 3.0])
+    >>> c = weft.sparse.coalesce(x)
+    >>> c.indices().tolist(), c.values().tolist(), c.is_coalesced()
+    ([[0, 1], [2, 0]], [2.0, 4.0], True)
+    """
+    if isinstance(x, SparseCsrTensor):
+        return csr_canonical(x)
+    if not isinstance(x, SparseCooTensor):
+        if isinstance(x, Tensor):
+            raise SparseLayoutError("coalesce: x must be a SparseCooTensor or "
+                                    "SparseCsrTensor, got a dense Tensor")
+        raise TypeError(f"coalesce: x must be a sparse tensor, got {type(x).__name__}")
+    if x._coalesced:
+        return x
+    sd = x._indices.shape[0]
+    idx, vals, inv = K.coalesce(x._indices, x._data, x._shape[:sd], _want_inverse(x))
+    return wrap_coo(_merge_values(x, vals, inv), idx, x._shape, coalesced=True)
+
+
+def csr_canonical(x):
+    """CSR ``x`` with columns sorted inside each row and duplicates summed."""
+    shape = x._shape
+    want = _want_inverse(x)
+    if len(shape) == 2:
+        crows, cols, vals, inv = K.csr_canonical(x._crows, x._cols, x._data, shape[1], want)
+        return wrap_csr(_merge_values(x, vals, inv), crows, cols, shape)
+    b, m, n = shape
+    xp = K.xp_of_array(x._data)
+    glob = _global_crows(x._crows, b, m, xp)
+    crows, cols, vals, inv = K.csr_canonical(glob, x._cols, x._data, n, want)
+    return wrap_csr(_merge_values(x, vals, inv), _batched_crows(crows, b, m, xp), cols, shape)
+
+
+def _global_crows(crows, b, m, xp):
+    """Per-batch row pointers [b*(m+1)] -> one pointer array over b*m rows."""
+    cr = crows.reshape(b, m + 1).astype(np.int64)
+    offsets = xp.zeros(b, dtype=np.int64)
+    if b > 1:
+        offsets[1:] = xp.cumsum(cr[:, -1])[:-1]
+    glob = xp.empty(b * m + 1, dtype=np.int64)
+    glob[:-1] = (cr[:, :-1] + offsets[:, None]).reshape(-1)
+    glob[-1] = int(cr[:, -1].sum()) if b else 0
+    return glob.astype(crows.dtype)
+
+
+def _batched_crows(glob, b, m, xp):
+    g = glob.astype(np.int64)
+    starts = g[0:b * m + 1:m] if m else xp.zeros(b + 1, dtype=np.int64)
+    out = xp.empty((b, m + 1), dtype=np.int64)
+    for_rows = xp.arange(b)[:, None] * m + xp.arange(m + 1)[None, :]
+    out[:] = g[for_rows] - starts[:b, None]
+    return out.reshape(-1).astype(glob.dtype)
+
+
+def _dense_to_sparse_coo_method(self, sparse_dim=None, name=None):
+    return to_sparse_coo(self, sparse_dim)
+
+
+def _dense_to_sparse_csr_method(self, name=None):
+    return to_sparse_csr(self)
+
+
+def _dense_to_dense_method(self, name=None):
+    return self
+
+
+def _dense_values_method(self, name=None):
+    raise NotImplementedError("values(): only effective for sparse tensors, got a dense Tensor")
+
+
+def _dense_layout_error(what):
+    def f(self, name=None):
+        raise SparseLayoutError(f"{what}(): only effective for sparse tensors, got a dense "
+                                "Tensor")
+    f.__name__ = what
+    return f
+
+
+def _dense_sparse_dim(self):
+    return 0
+
+
+def _dense_dense_dim(self):
+    return self.ndim
+
+
+def install_tensor_methods():
+    """Sparse-related methods on dense Tensors (the sparse classes override them)."""
+    Tensor.to_sparse_coo = _dense_to_sparse_coo_method
+    Tensor.to_sparse_csr = _dense_to_sparse_csr_method
+    Tensor.to_dense = _dense_to_dense_method
+    Tensor.values = _dense_values_method
+    Tensor.indices = _dense_layout_error("indices")
+    Tensor.crows = _dense_layout_error("crows")
+    Tensor.cols = _dense_layout_error("cols")
+    Tensor.nnz = _dense_layout_error("nnz")
+    Tensor.sparse_dim = _dense_sparse_dim
+    Tensor.dense_dim = _dense_dense_dim
+
+
+__all__ = ["to_dense", "to_sparse_coo", "to_sparse_csr", "coalesce", "values"]
+
