@@ -25,6 +25,22 @@ def timeit(fn, repeat=7, number=1, warmup=1):
     return statistics.median(times)
 
 
+def timeit_pair(fa, fb, repeat=7, number=1, warmup=1):
+    """Medians of ``fa`` and ``fb`` timed alternately (A B A B ...), so that drifts in
+    machine speed and cache state affect both alike."""
+    for _ in range(warmup):
+        fa()
+        fb()
+    ta, tb = [], []
+    for _ in range(repeat):
+        for f, out in ((fa, ta), (fb, tb)):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                f()
+            out.append((time.perf_counter() - t0) / number)
+    return statistics.median(ta), statistics.median(tb)
+
+
 def optional_import(name):
     """The module, or None when it is not installed (peers are never dependencies)."""
     try:

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import weft
-gc_mod = importlib.import_module("weft.autograd.gradcheck")
+gc_mod = importlib.import_module("weft.autograd._gradcheck")
 from weft.autograd.engine import Primitive, apply, defvjp
-from weft.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from weft.autograd import GradcheckError, gradcheck, gradgradcheck
 from weft.core.tensor import Tensor
 
 

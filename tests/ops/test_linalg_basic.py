@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scipy.spatial.distance import cdist as scipy_cdist
 
 import weft
-from weft.autograd.gradcheck import gradcheck, gradgradcheck
+from weft.autograd import gradcheck, gradgradcheck
 
 
 def t(a, **kw):

@@ -4,7 +4,7 @@ import pytest
 
 import weft
 from weft import sparse as S
-from weft.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from weft.autograd import GradcheckError, gradcheck, gradgradcheck
 
 IDX = [[1, 0, 1, 2], [0, 2, 0, 1]]  # a duplicate at (1, 0), unsorted
 

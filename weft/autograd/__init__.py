@@ -1,13 +1,32 @@
-"""Reverse-mode automatic differentiation (see api-autograd.md)."""
+"""Reverse-mode automatic differentiation (see api-autograd.md).
+
+The engine and grad modes load with ``import weft``; PyLayer, the lazy
+Jacobian/Hessian and the gradient checker load on first use (PEP 562).
+"""
+import importlib as _importlib
+
 from .api import backward, grad
 from .engine import GraphFreedError
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .function import Function, PyLayer, PyLayerContext, once_differentiable
-from .functional import hessian, jacobian
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .saved_hooks import saved_tensors_hooks
+
+_LAZY = {
+    "Function": "function", "PyLayer": "function", "PyLayerContext": "function",
+    "once_differentiable": "function", "jacobian": "functional", "hessian": "functional",
+    "GradcheckError": "_gradcheck", "gradcheck": "_gradcheck", "gradgradcheck": "_gradcheck",
+    "saved_tensors_hooks": "saved_hooks",
+}
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
-           "is_grad_enabled", "GraphFreedError", "gradcheck", "gradgradcheck",
-           "GradcheckError", "PyLayer", "PyLayerContext", "Function", "once_differentiable",
-           "jacobian", "hessian", "saved_tensors_hooks"]
+           "is_grad_enabled", "GraphFreedError", *_LAZY]
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'weft.autograd' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -772,7 +772,7 @@ def gradcheck(func, inputs, *, eps=None, atol=None, rtol=None, raise_exception=T
     ``raise_exception=False``).
 
     >>> import weft
-    >>> from weft.autograd.gradcheck import gradcheck
+    >>> from weft.autograd import gradcheck
     >>> x = weft.to_tensor([0.5, -1.0, 2.0], dtype='float64', stop_gradient=False)
     >>> gradcheck(lambda t: (t * t).exp(), x)
     True
@@ -799,7 +799,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=None, atol=None, rtol=
     JVPs (needs ``weft.incubate.autograd.jvp``). Other keywords as in gradcheck.
 
     >>> import weft
-    >>> from weft.autograd.gradcheck import gradgradcheck
+    >>> from weft.autograd import gradgradcheck
     >>> x = weft.to_tensor([0.3, -0.7], dtype='float64', stop_gradient=False)
     >>> gradgradcheck(lambda t: t.tanh() * t, x)
     True
