@@ -7,5 +7,8 @@
 namespace weft {
 void bind_parallel(pybind11::module_& m);
 void bind_index_add(pybind11::module_& m);
+void bind_message_passing(pybind11::module_& m);
+void bind_sampling(pybind11::module_& m);
+void bind_reindex(pybind11::module_& m);
 void bind_sparse_convert(pybind11::module_& m);
 }  // namespace weft

@@ -6,5 +6,8 @@ PYBIND11_MODULE(_C, m) {
   m.doc() = "weft native kernels (C++17, OpenMP); use through weft._native and the public API.";
   weft::bind_parallel(m);
   weft::bind_index_add(m);
+  weft::bind_message_passing(m);
+  weft::bind_sampling(m);
+  weft::bind_reindex(m);
   weft::bind_sparse_convert(m);
 }
