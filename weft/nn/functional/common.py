@@ -139,7 +139,9 @@ def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_
         return x
     keep = _keep_mask(x, p, axes)
     scale = 1.0 if mode == "downscale_in_infer" else (0.0 if p == 1.0 else 1.0 / (1.0 - p))
-    m = Tensor._wrap((keep * scale).astype(x._data.dtype, copy=False))
+    # built directly in x's dtype: a float64 intermediate would cost a third of the op
+    dt = x._data.dtype
+    m = Tensor._wrap(xp_of(x).multiply(keep, dt.type(scale), dtype=dt))
     if inplace:
         from ...autograd.inplace import inplace as _inplace  # noqa: PLC0415
 
