@@ -1,4 +1,5 @@
-"""Sparse benchmarks (area "sparse"): COO -> CSR conversion and coalesce against scipy.
+"""Sparse benchmarks (area "sparse"): COO -> CSR conversion and coalesce against scipy;
+SpMM (CSR @ dense, k = 64) and SpMV against scipy and torch.sparse CSR.
 
 Workload (issue 4): a power-law matrix, n = 200,000, nnz = 2,000,000 float32,
 entries in random order with duplicates. Goal: weft at least 2x faster than
@@ -68,7 +69,40 @@ def run(report=None, quick=False):
     # scipy's sum_duplicates works in place: time it on a fresh matrix, minus construction
     t_build = timeit(scipy_build, repeat)
     rep.add(case, "scipy", max(timeit(scipy_sum_dup, repeat) - t_build, 1e-9))
+    _run_products(rep, coo.tocsr(), rng, repeat)
     return rep
+
+
+def _run_products(rep, csr, rng, repeat, k=64):
+    """SpMM (CSR @ dense [n, k]) and SpMV against scipy and torch.sparse CSR.
+
+    GB/s counts one pass over the CSR components, the dense rows read once per
+    stored entry (the gather) and the output written."""
+    import weft
+    from weft import sparse as S
+
+    n = csr.shape[0]
+    csr.sum_duplicates()
+    x = S.from_scipy(csr)
+    y = rng.standard_normal((n, k)).astype(np.float32)
+    vec = np.ascontiguousarray(y[:, 0])
+    yt, vt = weft.to_tensor(y), weft.to_tensor(vec)
+    comp = csr.indptr.nbytes + csr.indices.nbytes + csr.data.nbytes
+    try:
+        import torch
+        tx = torch.sparse_csr_tensor(torch.from_numpy(csr.indptr.astype(np.int64)),
+                                     torch.from_numpy(csr.indices.astype(np.int64)),
+                                     torch.from_numpy(csr.data), csr.shape)
+    except Exception:  # noqa: BLE001  (torch missing or without sparse CSR)
+        torch = tx = None
+    for case, dense, dense_t, width in (("SpMM k=64", y, yt, k), ("SpMV", vec, vt, 1)):
+        moved = comp + csr.nnz * width * 4 + n * width * 4
+        fw = (lambda: S.matmul(x, dense_t)) if width > 1 else (lambda: S.mv(x, dense_t))
+        rep.add(case, "weft", timeit(fw, repeat), gbps_bytes=moved)
+        rep.add(case, "scipy", timeit(lambda: csr @ dense, repeat), gbps_bytes=moved)
+        if tx is not None:
+            td = torch.from_numpy(dense)
+            rep.add(case, "torch", timeit(lambda: tx @ td, repeat), gbps_bytes=moved)
 
 
 def summary(rep):
@@ -81,4 +115,14 @@ def summary(rep):
                 gbps = row[0].get("gbps_bytes", 0) / row[0]["seconds"] / 1e9
                 lines.append(f"{case}: scipy/{impl} = {r:.2f}x (goal >= 2x), "
                              f"{gbps:.2f} GB/s input")
+    for case, goal in (("SpMM k=64", "goal >= 2.5x scipy, faster than torch"),
+                       ("SpMV", "goal >= 1.8x scipy")):
+        row = [x for x in rep.rows if x["case"] == case and x["impl"] == "weft"]
+        r = rep.ratio(case, "scipy", "weft")
+        if r is None or not row:
+            continue
+        gbps = row[0]["gbps_bytes"] / row[0]["seconds"] / 1e9
+        rt = rep.ratio(case, "torch", "weft")
+        torch_text = f", torch/weft = {rt:.2f}x" if rt is not None else ""
+        lines.append(f"{case}: scipy/weft = {r:.2f}x{torch_text} ({goal}), {gbps:.2f} GB/s")
     return lines

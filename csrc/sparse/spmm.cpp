@@ -1,0 +1,313 @@
+// Sparse-dense products: CSR SpMM (out = A @ Y) and SDDMM (A's pattern sampled
+// from a dense product, s[k] = <a[row(k)], b[col(k)]>).  The transposed product
+// Aᵀ @ G needs no kernel: the caller transposes A with the COO -> CSR kernel
+// of convert.cpp (on (cols, rows)) and calls SpMM on the result, so every
+// product is row-parallel with each thread owning its output rows: no atomics,
+// and results do not depend on the thread count.
+//
+// Rows are split among threads by stored entries, not by row count, so the few
+// very long rows of a power-law matrix do not serialise one thread.  SDDMM is
+// split over stored entries directly (each chunk finds its first row by a
+// binary search of crows).
+//
+// Complex values are multiplied on the interleaved real storage: std::complex
+// operator* checks for inf/nan (Annex G) and does not vectorise.
+//
+// Every argument is checked (dtype, rank, contiguity, shapes, crows monotone,
+// cols in range) before a data pointer is read; errors name the argument.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "common/checks.h"
+#include "common/dtype.h"
+#include "common/parallel.h"
+
+namespace py = pybind11;
+
+namespace weft {
+namespace {
+
+constexpr std::int64_t kFlopGrain = 1 << 16;  // multiply-adds per chunk below which a team costs more than it saves
+constexpr std::int64_t kPrefetch = 8;          // entries ahead whose dense row is prefetched (a hint: never faults, even for a bad index)
+
+template <class index_t>
+void check_crows_spmm(const index_t* cr, std::int64_t nrows, std::int64_t nnz, const char* op) {
+  if (static_cast<std::int64_t>(cr[0]) != 0) value_error(op, "crows[0] must be 0, got ", static_cast<std::int64_t>(cr[0]));
+  for (std::int64_t r = 0; r < nrows; ++r)
+    if (cr[r + 1] < cr[r])
+      value_error(op, "crows must not decrease, but crows[", r + 1, "] = ", static_cast<std::int64_t>(cr[r + 1]),
+                  " < crows[", r, "] = ", static_cast<std::int64_t>(cr[r]));
+  if (static_cast<std::int64_t>(cr[nrows]) != nnz)
+    value_error(op, "the last value of crows (", static_cast<std::int64_t>(cr[nrows]),
+                ") must equal the number of stored entries (", nnz, ")");
+}
+
+// [b, e) row ranges holding about equal numbers of entries (plus one per row, so
+// runs of empty rows still get split when nnz is small).
+template <class index_t>
+std::vector<std::int64_t> split_rows(const index_t* cr, std::int64_t nrows, int nchunks) {
+  std::vector<std::int64_t> cut(static_cast<std::size_t>(nchunks) + 1, nrows);
+  cut[0] = 0;
+  const std::int64_t total = static_cast<std::int64_t>(cr[nrows]) + nrows;
+  for (int c = 1; c < nchunks; ++c) {
+    const std::int64_t target = total / nchunks * c;
+    std::int64_t lo = cut[c - 1], hi = nrows;  // first r with cr[r] + r >= target
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (static_cast<std::int64_t>(cr[mid]) + mid < target) lo = mid + 1; else hi = mid;
+    }
+    cut[c] = lo;
+  }
+  return cut;
+}
+
+// o[0:n] += a * y[0:n] on the real storage; w = row width in real components.
+template <class T>
+inline void axpy(T* __restrict o, T a, const T* __restrict y, std::int64_t w) {
+  for (std::int64_t j = 0; j < w; ++j) o[j] += a * y[j];
+}
+template <class T>
+inline void axpy_c(T* __restrict o, T ar, T ai, const T* __restrict y, std::int64_t w) {
+  for (std::int64_t j = 0; j < w; j += 2) {
+    const T yr = y[j], yi = y[j + 1];
+    o[j] += ar * yr - ai * yi;
+    o[j + 1] += ar * yi + ai * yr;
+  }
+}
+
+template <class T>
+inline T dot(const T* __restrict a, const T* __restrict b, std::int64_t w) {
+  T s = 0;
+  for (std::int64_t j = 0; j < w; ++j) s += a[j] * b[j];
+  return s;
+}
+template <class T>
+inline void dot_c(const T* __restrict a, const T* __restrict b, std::int64_t w, T* out) {
+  T sr = 0, si = 0;
+  for (std::int64_t j = 0; j < w; j += 2) {
+    sr += a[j] * b[j] - a[j + 1] * b[j + 1];
+    si += a[j] * b[j + 1] + a[j + 1] * b[j];
+  }
+  out[0] = sr;
+  out[1] = si;
+}
+
+void check_common(const py::array& crows, const py::array& cols, const py::array& values, const char* op) {
+  check_ndim(crows, 1, op, "crows");
+  check_ndim(cols, 1, op, "cols");
+  check_ndim(values, 1, op, "values");
+  check_dtype(IndexTypes{}, crows, op, "crows");
+  check_same_dtype(cols, "cols", crows, "crows", op);
+  check_dtype(FloatingComplexTypes{}, values, op, "values");
+  check_contiguous(crows, op, "crows");
+  check_contiguous(cols, op, "cols");
+  check_contiguous(values, op, "values");
+  if (crows.shape(0) < 1) value_error(op, "crows must have at least one entry, got shape ", shape_str(crows));
+  if (values.shape(0) != cols.shape(0))
+    value_error(op, "values has ", values.shape(0), " entries but cols has ", cols.shape(0));
+}
+
+void check_dense(const py::array& d, const char* name, const py::array& values, const char* op) {
+  check_ndim(d, 2, op, name);
+  check_same_dtype(d, name, values, "values", op);
+  check_contiguous(d, op, name);
+}
+
+// ---------------------------------------------------------------------------------
+// spmm(crows [R+1], cols [nnz], values [nnz], y [C, N]) -> out [R, N] = A @ y
+
+py::array spmm(const py::array& crows, const py::array& cols, const py::array& values, const py::array& y) {
+  const char* op = "sparse_spmm";
+  check_common(crows, cols, values, op);
+  check_dense(y, "y", values, op);
+  const std::int64_t nrows = crows.shape(0) - 1, nnz = cols.shape(0);
+  const std::int64_t ncols = y.shape(0), n = y.shape(1);
+  py::array out(values.dtype(), std::vector<py::ssize_t>{nrows, n});
+  dispatch(IndexTypes{}, crows, op, "crows", [&](auto itag) {
+    using index_t = typename decltype(itag)::type;
+    const auto* cr = static_cast<const index_t*>(crows.data());
+    const auto* cl = static_cast<const index_t*>(cols.data());
+    check_crows_spmm(cr, nrows, nnz, op);
+    // cols are range-checked entry by entry just before the row of y they name is
+    // read (one pass over cols instead of two); a bad entry is skipped and raised below
+    std::int64_t badpos = -1;
+    const std::uint64_t ubound = static_cast<std::uint64_t>(ncols);
+    dispatch(FloatingComplexTypes{}, values, op, "values", [&](auto vtag) {
+      using scalar_t = typename decltype(vtag)::type;
+      using real_t = real_of_t<scalar_t>;
+      constexpr std::int64_t comp = components_v<scalar_t>;
+      const auto* v = static_cast<const real_t*>(values.data());
+      const auto* yd = static_cast<const real_t*>(y.data());
+      auto* o = static_cast<real_t*>(out.mutable_data());
+      const std::int64_t w = n * comp;
+      py::gil_scoped_release nogil;
+      const int nchunks = std::max(1, plan_chunks((nnz + nrows) * std::max<std::int64_t>(n, 1), kFlopGrain));
+      const auto cut = split_rows(cr, nrows, nchunks);
+      std::vector<std::int64_t> bad(static_cast<std::size_t>(nchunks), -1);
+      auto ok = [&](std::int64_t k, std::int64_t& b) {
+        if (static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k])) < ubound) return true;
+        if (b < 0) b = k;
+        return false;
+      };
+      auto run = [&](auto rowfn) {
+        parallel_chunks(0, nchunks, nchunks, [&](int, std::int64_t cb, std::int64_t) {
+          const std::int64_t rb = cut[static_cast<std::size_t>(cb)], re = cut[static_cast<std::size_t>(cb) + 1];
+          const std::int64_t kend = cr[re];
+          std::int64_t& b = bad[static_cast<std::size_t>(cb)];
+          for (std::int64_t r = rb; r < re; ++r)
+            rowfn(o + r * w, static_cast<std::int64_t>(cr[r]), static_cast<std::int64_t>(cr[r + 1]), kend, b);
+        });
+        for (const std::int64_t b : bad)
+          if (b >= 0) { badpos = b; break; }  // chunks are in entry order: the first is the smallest
+      };
+      if constexpr (comp == 1) {
+        // compile-time widths keep the output row in registers across the row's entries
+        bool done = false;
+        auto fixed = [&](auto wtag) {
+          constexpr std::int64_t W = decltype(wtag)::value;
+          if (done || w != W) return;
+          done = true;
+          if constexpr (W == 1) {
+            // SpMV: y fits in cache, so no prefetch; four partial sums break the add chain
+            run([&](real_t* __restrict orow, std::int64_t kb, std::int64_t ke, std::int64_t, std::int64_t& b) {
+              real_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+              std::int64_t k = kb;
+              for (; k + 4 <= ke; k += 4) {
+                const auto c0 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k]));
+                const auto c1 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k + 1]));
+                const auto c2 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k + 2]));
+                const auto c3 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k + 3]));
+                if ((c0 >= ubound) | (c1 >= ubound) | (c2 >= ubound) | (c3 >= ubound)) break;
+                s0 += v[k] * yd[c0];
+                s1 += v[k + 1] * yd[c1];
+                s2 += v[k + 2] * yd[c2];
+                s3 += v[k + 3] * yd[c3];
+              }
+              for (; k < ke; ++k)
+                if (ok(k, b)) s0 += v[k] * yd[cl[k]];
+              orow[0] = (s0 + s1) + (s2 + s3);
+            });
+            return;
+          }
+          run([&](real_t* __restrict orow, std::int64_t kb, std::int64_t ke, std::int64_t kend, std::int64_t& b) {
+            real_t acc[W] = {};
+            for (std::int64_t k = kb; k < ke; ++k) {
+              if (!ok(k, b)) continue;
+              if (k + kPrefetch < kend) __builtin_prefetch(yd + static_cast<std::int64_t>(cl[k + kPrefetch]) * W);
+              const real_t a = v[k];
+              const real_t* __restrict yrow = yd + static_cast<std::int64_t>(cl[k]) * W;
+              for (std::int64_t j = 0; j < W; ++j) acc[j] += a * yrow[j];
+            }
+            for (std::int64_t j = 0; j < W; ++j) orow[j] = acc[j];
+          });
+        };
+        fixed(std::integral_constant<std::int64_t, 1>{});
+        fixed(std::integral_constant<std::int64_t, 2>{});
+        fixed(std::integral_constant<std::int64_t, 4>{});
+        fixed(std::integral_constant<std::int64_t, 8>{});
+        fixed(std::integral_constant<std::int64_t, 16>{});
+        fixed(std::integral_constant<std::int64_t, 32>{});
+        fixed(std::integral_constant<std::int64_t, 64>{});
+        if (done) return;
+      }
+      run([&](real_t* __restrict orow, std::int64_t kb, std::int64_t ke, std::int64_t kend, std::int64_t& b) {
+        std::fill(orow, orow + w, real_t(0));
+        for (std::int64_t k = kb; k < ke; ++k) {
+          if (!ok(k, b)) continue;
+          if (k + kPrefetch < kend) __builtin_prefetch(yd + static_cast<std::int64_t>(cl[k + kPrefetch]) * w);
+          const real_t* yrow = yd + static_cast<std::int64_t>(cl[k]) * w;
+          if constexpr (comp == 1) axpy(orow, v[k], yrow, w);
+          else axpy_c(orow, v[2 * k], v[2 * k + 1], yrow, w);
+        }
+      });
+    });
+    if (badpos >= 0)
+      index_error(op, "cols[", badpos, "] = ", static_cast<std::int64_t>(cl[badpos]), " is out of range [0, ",
+                  ncols, ") for the rows of y");
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------------------------
+// sddmm(crows [R+1], cols [nnz], a [R, N], b [C, N]) -> s [nnz], s[k] = sum_j a[row(k), j] b[cols[k], j]
+
+py::array sddmm(const py::array& crows, const py::array& cols, const py::array& a, const py::array& b) {
+  const char* op = "sparse_sddmm";
+  check_ndim(crows, 1, op, "crows");
+  check_ndim(cols, 1, op, "cols");
+  check_dtype(IndexTypes{}, crows, op, "crows");
+  check_same_dtype(cols, "cols", crows, "crows", op);
+  check_contiguous(crows, op, "crows");
+  check_contiguous(cols, op, "cols");
+  if (crows.shape(0) < 1) value_error(op, "crows must have at least one entry, got shape ", shape_str(crows));
+  check_ndim(a, 2, op, "a");
+  check_dtype(FloatingComplexTypes{}, a, op, "a");
+  check_contiguous(a, op, "a");
+  check_dense(b, "b", a, op);
+  const std::int64_t nrows = crows.shape(0) - 1, nnz = cols.shape(0);
+  if (a.shape(0) != nrows) value_error(op, "a has ", a.shape(0), " rows but crows describes ", nrows);
+  if (b.shape(1) != a.shape(1)) value_error(op, "a has ", a.shape(1), " columns but b has ", b.shape(1));
+  const std::int64_t ncols = b.shape(0), n = a.shape(1);
+  py::array out(a.dtype(), std::vector<py::ssize_t>{nnz});
+  dispatch(IndexTypes{}, crows, op, "crows", [&](auto itag) {
+    using index_t = typename decltype(itag)::type;
+    const auto* cr = static_cast<const index_t*>(crows.data());
+    const auto* cl = static_cast<const index_t*>(cols.data());
+    check_crows_spmm(cr, nrows, nnz, op);
+    check_index_range(cl, nnz, ncols, op, "cols", "the rows of b");
+    dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto vtag) {
+      using scalar_t = typename decltype(vtag)::type;
+      using real_t = real_of_t<scalar_t>;
+      constexpr std::int64_t comp = components_v<scalar_t>;
+      const auto* ad = static_cast<const real_t*>(a.data());
+      const auto* bd = static_cast<const real_t*>(b.data());
+      auto* s = static_cast<real_t*>(out.mutable_data());
+      const std::int64_t w = n * comp;
+      py::gil_scoped_release nogil;
+      parallel_for(0, nnz, std::max<std::int64_t>(1, kFlopGrain / std::max<std::int64_t>(n, 1)),
+                   [&](std::int64_t kb, std::int64_t ke) {
+        // the row holding entry kb: last r with cr[r] <= kb
+        std::int64_t r = std::upper_bound(cr, cr + nrows + 1, static_cast<index_t>(kb)) - cr - 1;
+        for (std::int64_t k = kb; k < ke; ++k) {
+          while (static_cast<std::int64_t>(cr[r + 1]) <= k) ++r;
+          if (k + kPrefetch < ke) __builtin_prefetch(bd + static_cast<std::int64_t>(cl[k + kPrefetch]) * w);
+          const real_t* arow = ad + r * w;
+          const real_t* brow = bd + static_cast<std::int64_t>(cl[k]) * w;
+          if constexpr (comp == 1) s[k] = dot(arow, brow, w);
+          else dot_c(arow, brow, w, s + 2 * k);
+        }
+      });
+    });
+  });
+  return out;
+}
+
+}  // namespace
+
+void bind_sparse_spmm(py::module_& m) {
+  m.def("sparse_spmm", &spmm, py::arg("crows").noconvert(), py::arg("cols").noconvert(),
+        py::arg("values").noconvert(), py::arg("y").noconvert(),
+        R"doc(sparse_spmm(crows, cols, values, y) -> out [R, N] = A @ y
+
+A is the R x C CSR matrix (crows [R+1], cols [nnz] int32/int64 of one dtype,
+values [nnz] float32/float64/complex64/complex128); y is C-contiguous [C, N] of
+values' dtype.  Columns need not be sorted and duplicates add up.  Row-parallel,
+deterministic.
+)doc");
+  m.def("sparse_sddmm", &sddmm, py::arg("crows").noconvert(), py::arg("cols").noconvert(),
+        py::arg("a").noconvert(), py::arg("b").noconvert(),
+        R"doc(sparse_sddmm(crows, cols, a, b) -> s [nnz]
+
+s[k] = sum_j a[row(k), j] * b[cols[k], j] for every stored entry k of the CSR
+pattern (crows [R+1], cols [nnz]); a [R, N] and b [C, N] C-contiguous of one
+float32/float64/complex64/complex128 dtype.  No conjugation.  Parallel over entries.
+)doc");
+}
+
+}  // namespace weft

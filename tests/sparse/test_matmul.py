@@ -1,0 +1,248 @@
+"""weft.sparse.matmul / mv (api-sparse.md §3.3): values vs scipy/numpy, masked
+gradients, errors, and the native kernels' argument checks."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import weft
+from weft import _C
+from weft import sparse as S
+from weft.autograd import gradcheck, gradgradcheck
+
+
+def _rand(rng, shape, dtype):
+    a = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal(shape)
+    return a.astype(dtype)
+
+
+def _coo_parts(rng, m, k, density, dup):
+    """Random COO triplets, unsorted, with duplicates when ``dup``."""
+    nnz = int(rng.binomial(m * k, density)) if m * k else 0
+    r = rng.integers(0, max(m, 1), nnz) if m else np.zeros(0, np.int64)
+    c = rng.integers(0, max(k, 1), nnz) if k else np.zeros(0, np.int64)
+    if dup and nnz:
+        r, c = np.concatenate([r, r[:2]]), np.concatenate([c, c[:2]])
+    perm = rng.permutation(r.shape[0])
+    return r[perm], c[perm]
+
+
+def _make(fmt, r, c, v, shape, itype, stop_gradient=True):
+    coo = S.sparse_coo_tensor(np.stack([r, c]).astype(itype), v, shape,
+                              stop_gradient=stop_gradient)
+    if fmt == "coo":
+        return coo
+    m = sp.csr_matrix((v, (r, c)), shape=shape)
+    m.sum_duplicates()
+    m.sort_indices()
+    return S.sparse_csr_tensor(m.indptr.astype(itype), m.indices.astype(itype), m.data, shape,
+                               stop_gradient=stop_gradient)
+
+
+def _tol(dtype):
+    return dict(rtol=1e-4, atol=1e-4) if np.dtype(dtype) in (np.float32, np.complex64) else \
+        dict(rtol=1e-10, atol=1e-10)
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(m=st.integers(0, 7), k=st.integers(0, 6), n=st.integers(0, 5),
+       density=st.sampled_from([0.0, 0.2, 0.6, 1.0]), dup=st.booleans(),
+       fmt=st.sampled_from(["csr", "coo"]), itype=st.sampled_from([np.int32, np.int64]),
+       dtype=st.sampled_from(["float32", "float64", "complex128"]), seed=st.integers(0, 99))
+def test_matmul_matches_scipy(m, k, n, density, dup, fmt, itype, dtype, seed):
+    rng = np.random.default_rng(seed)
+    r, c = _coo_parts(rng, m, k, density, dup)
+    v = _rand(rng, r.shape[0], dtype)
+    ref = sp.coo_matrix((v, (r, c)), shape=(m, k))  # scipy sums duplicates
+    x = _make(fmt, r, c, v, [m, k], itype)
+    y = _rand(rng, (k, n), dtype)
+    out = S.matmul(x, weft.to_tensor(y))
+    assert out.shape == [m, n] and out.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(out.numpy(), ref @ y, **_tol(dtype))
+    d = _rand(rng, (n, m), dtype)
+    out2 = S.matmul(weft.to_tensor(d), x)
+    assert out2.shape == [n, k]
+    np.testing.assert_allclose(out2.numpy(), (ref.T @ d.T).T, **_tol(dtype))
+    if m and k:
+        vec = _rand(rng, k, dtype)
+        np.testing.assert_allclose(S.mv(x, weft.to_tensor(vec)).numpy(), ref @ vec, **_tol(dtype))
+
+
+@pytest.mark.parametrize("fmt", ["csr", "coo"])
+@pytest.mark.parametrize("itype", [np.int32, np.int64])
+def test_batched_matches_numpy(fmt, itype):
+    rng = np.random.default_rng(3)
+    dense = rng.standard_normal((3, 4, 5)) * (rng.random((3, 4, 5)) < 0.4)
+    dense[1] = 0.0  # an empty batch
+    dense[2, 1] = 0.0  # an empty row
+    t = weft.to_tensor(dense)
+    x = t.to_sparse_csr() if fmt == "csr" else t.to_sparse_coo(3)
+    if fmt == "csr":
+        x = S.cast(x, index_dtype=itype)
+    y = rng.standard_normal((3, 5, 2))
+    np.testing.assert_allclose(S.matmul(x, weft.to_tensor(y)).numpy(), dense @ y, atol=1e-12)
+    d = rng.standard_normal((3, 6, 4))
+    np.testing.assert_allclose(S.matmul(weft.to_tensor(d), x).numpy(), d @ dense, atol=1e-12)
+
+
+def test_operators_and_methods():
+    x = S.sparse_csr_tensor([0, 1, 2], [1, 0], [2.0, 3.0], [2, 2])
+    y = weft.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal((x @ y).numpy(), [[6.0, 8.0], [3.0, 6.0]])
+    np.testing.assert_array_equal((y @ x).numpy(), [[6.0, 2.0], [12.0, 6.0]])
+    np.testing.assert_array_equal(x.matmul(y).numpy(), (x @ y).numpy())
+    np.testing.assert_array_equal(x.to_sparse_coo(2).mv(weft.to_tensor([1.0, 10.0])).numpy(),
+                                  [20.0, 3.0])
+
+
+def test_large_power_law_native_path_matches_scipy():
+    rng = np.random.default_rng(0)
+    n, nnz = 3000, 40000
+    rows = np.minimum((rng.pareto(1.2, nnz) * 3).astype(np.int64), n - 1)
+    cols = rng.integers(0, n, nnz)
+    a = sp.csr_matrix((rng.standard_normal(nnz).astype(np.float32), (rows, cols)), shape=(n, n))
+    x = S.from_scipy(a)
+    y = rng.standard_normal((n, 16)).astype(np.float32)
+    np.testing.assert_allclose(S.matmul(x, weft.to_tensor(y)).numpy(), a @ y, rtol=1e-4,
+                               atol=1e-3)
+
+
+# ----------------------------------------------------------------------------------
+# gradients
+
+
+def _sp(fmt, dtype="float64", itype=np.int64, shape=(3, 4)):
+    r = np.array([0, 2, 0, 1, 2, 0])
+    c = np.array([1, 3, 1, 0, 0, 3])  # duplicate (0, 1), unsorted
+    v = _rand(np.random.default_rng(1), 6, dtype)
+    if fmt == "coo":
+        return S.sparse_coo_tensor(np.stack([r, c]).astype(itype), v, list(shape),
+                                   stop_gradient=False)
+    return _make("csr", r, c, v, list(shape), itype, stop_gradient=False)
+
+
+def _dn(shape, dtype="float64", seed=2):
+    return weft.to_tensor(_rand(np.random.default_rng(seed), shape, dtype), stop_gradient=False)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("fmt", ["csr", "coo"])
+def test_gradcheck_sparse_at_dense(fmt, dtype):
+    x, y = _sp(fmt, dtype), _dn((4, 2), dtype)
+    assert gradcheck(lambda a, b: S.matmul(a, b), (x, y), masked=True)
+    assert gradcheck(lambda a, b: S.matmul(b, a), (x, _dn((2, 3), dtype)), masked=True)
+    assert gradcheck(lambda a, b: S.mv(a, b), (x, _dn((4,), dtype)), masked=True)
+
+
+def test_masked_gradient_is_sddmm_at_pattern():
+    x, y = _sp("csr", itype=np.int32), _dn((4, 2))
+    g = np.random.default_rng(5).standard_normal((3, 2))
+    S.matmul(x, y).backward(weft.to_tensor(g))
+    assert isinstance(x.grad, S.SparseCsrTensor) and x.grad.cols().dtype == np.int32
+    np.testing.assert_array_equal(x.grad.crows().numpy(), x.crows().numpy())
+    full = g @ y.numpy().T
+    rows = np.repeat(np.arange(3), np.diff(x.crows().numpy()))
+    np.testing.assert_allclose(x.grad.values().numpy(), full[rows, x.cols().numpy()])
+    dense_x = x.to_dense().numpy()
+    np.testing.assert_allclose(y.grad.numpy(), dense_x.T @ g)
+
+
+def test_coo_duplicates_each_get_the_slot_gradient():
+    x, y = _sp("coo"), _dn((4, 2))
+    g = np.ones((3, 2))
+    S.matmul(x, y).backward(weft.to_tensor(g))
+    full = g @ y.numpy().T
+    idx = x.indices().numpy()
+    assert isinstance(x.grad, S.SparseCooTensor)
+    np.testing.assert_allclose(x.grad.values().numpy(), full[idx[0], idx[1]])
+
+
+@pytest.mark.parametrize("fmt", ["csr", "coo"])
+def test_gradcheck_batched(fmt):
+    d = np.random.default_rng(4).standard_normal((2, 3, 4))
+    d[d < 0.2] = 0.0
+    t = weft.to_tensor(d)
+    x = t.to_sparse_csr() if fmt == "csr" else t.to_sparse_coo(3)
+    x.stop_gradient = False
+    assert gradcheck(lambda a, b: S.matmul(a, b), (x, _dn((2, 4, 2))), masked=True)
+    assert gradcheck(lambda a, b: S.matmul(b, a), (x, _dn((2, 2, 3))), masked=True)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_gradgradcheck(dtype):
+    x = _sp("csr", dtype)
+    x.stop_gradient = True
+    assert gradgradcheck(lambda b: S.matmul(x, b), _dn((4, 2), dtype))
+    assert gradgradcheck(lambda b: S.matmul(b, x), _dn((2, 3), dtype))
+    # both operands: the second derivative mixes SpMM, SpMMᵀ and SDDMM
+    assert gradgradcheck(lambda a, b: S.matmul(a, b), (_sp("coo", dtype), _dn((4, 2), dtype)),
+                         masked=True)
+
+
+# ----------------------------------------------------------------------------------
+# errors
+
+
+def test_errors():
+    x = _sp("csr")
+    y = weft.ones([4, 2], dtype="float64")
+    with pytest.raises(ValueError, match=r"matmul: inner sizes do not match"):
+        S.matmul(x, weft.ones([3, 2], dtype="float64"))
+    with pytest.raises(ValueError, match=r"use weft.sparse.mv"):
+        S.matmul(x, weft.ones([4], dtype="float64"))
+    with pytest.raises(ValueError, match=r"same rank"):
+        S.matmul(x, weft.ones([1, 4, 2], dtype="float64"))
+    b = weft.to_tensor(np.ones((2, 3, 4))).to_sparse_csr()
+    with pytest.raises(ValueError, match=r"batch sizes must be equal"):
+        S.matmul(b, weft.ones([3, 4, 2], dtype="float64"))
+    with pytest.raises(NotImplementedError, match=r"mixed layouts"):
+        S.matmul(x.to_sparse_coo(2), weft.to_tensor(np.eye(4)).to_sparse_csr())
+    with pytest.raises(NotImplementedError, match=r"sparse @ sparse"):
+        S.matmul(x, weft.to_tensor(np.eye(4)).to_sparse_csr())
+    with pytest.raises(TypeError, match=r"same dtype"):
+        S.matmul(x, weft.ones([4, 2], dtype="float32"))
+    with pytest.raises(S.UnsupportedDtypeError, match=r"int64"):
+        S.matmul(S.cast(x, value_dtype="int64"), weft.ones([4, 2], dtype="int64"))
+    with pytest.raises(TypeError, match=r"one of x and y must be a sparse"):
+        S.matmul(y, y)
+    with pytest.raises(ValueError, match=r"dense dimensions"):
+        S.matmul(S.sparse_coo_tensor([[0, 1]], np.ones((2, 4)), [2, 4]), y)
+    with pytest.raises(ValueError, match=r"mv: vec must be 1-D of length 4"):
+        S.mv(x, weft.ones([3], dtype="float64"))
+    with pytest.raises(TypeError, match=r"mv: x must be a sparse"):
+        S.mv(y, weft.ones([2], dtype="float64"))
+
+
+def test_native_kernel_checks():
+    cr = np.array([0, 1, 2], np.int64)
+    cl = np.array([0, 1], np.int64)
+    v = np.ones(2)
+    y = np.ones((2, 3))
+    np.testing.assert_array_equal(_C.sparse_spmm(cr, cl, v, y), np.ones((2, 3)))
+    for width in (1, 3, 4):  # the SpMV, generic and fixed-width loops check cols alike
+        with pytest.raises(IndexError, match=r"cols\[1\] = 5 is out of range"):
+            _C.sparse_spmm(cr, np.array([0, 5]), v, np.ones((2, width)))
+        with pytest.raises(IndexError, match=r"cols\[4\] = -1 is out of range"):
+            _C.sparse_spmm(np.array([0, 5]), np.array([0, 1, 0, 1, -1]), np.ones(5),
+                           np.ones((2, width)))
+    with pytest.raises(IndexError, match=r"cols\[0\] = 2 is out of range"):
+        _C.sparse_sddmm(cr, np.array([2, 0]), np.ones((2, 2)), np.ones((2, 2)))
+    with pytest.raises(ValueError, match=r"crows must not decrease"):
+        _C.sparse_spmm(np.array([0, 2, 1, 2]), cl, v, np.ones((2, 3)))
+    with pytest.raises(ValueError, match=r"last value of crows"):
+        _C.sparse_spmm(np.array([0, 1, 1]), cl, v, y)
+    with pytest.raises(TypeError, match=r"cols has dtype int32"):
+        _C.sparse_spmm(cr, cl.astype(np.int32), v, y)
+    with pytest.raises(TypeError, match=r"y has dtype float32"):
+        _C.sparse_spmm(cr, cl, v, y.astype(np.float32))
+    with pytest.raises(ValueError, match=r"C-contiguous"):
+        _C.sparse_spmm(cr, cl, v, np.ones((3, 2)).T)
+    with pytest.raises(ValueError, match=r"a has 3 rows"):
+        _C.sparse_sddmm(cr, cl, np.ones((3, 2)), np.ones((2, 2)))
+    with pytest.raises(ValueError, match=r"a has 2 columns but b has 3"):
+        _C.sparse_sddmm(cr, cl, np.ones((2, 2)), np.ones((2, 3)))
+    np.testing.assert_array_equal(_C.sparse_sddmm(cr, cl, np.ones((2, 2)), np.ones((2, 2))),
+                                  [2.0, 2.0])

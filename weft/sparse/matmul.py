@@ -1,0 +1,298 @@
+"""Sparse-dense products: ``matmul`` (CSR/COO @ dense, dense @ CSR/COO) and ``mv``.
+
+Every product reduces to three linear primitives on one CSR pattern ``A`` (R x C,
+a batch folded into the rows and columns), each a bilinear map whose vjps are
+the other two, so products are differentiable to any order:
+
+* ``SpMM(v, y)   = A(v) @ y``                     [R, N]
+* ``SpMMᵀ(v, g)  = A(v)ᵀ @ g``                    [C, N]
+* ``SDDMM(a, b)[k] = <a[row(k)], b[col(k)]>``     [nnz]  (A's pattern sampled)
+
+Gradient rules (api-sparse.md §3.3, §6), with ``cj`` the complex conjugate:
+``SpMM``: dv = SDDMM(g, cj(y)) (masked: the dense ``g @ yᴴ`` is never formed),
+dy = SpMMᵀ(cj(v), g). ``SpMMᵀ``: dv = SDDMM(cj(g), G), dg = SpMM(cj(v), G).
+``SDDMM``: da = SpMM(G, cj(b)), db = SpMMᵀ(G, cj(a)).
+
+COO operands are converted to CSR first (duplicates summed; the conversion is
+differentiable, so each original entry gets the gradient of its merged slot).
+The native kernels are in csrc/sparse/spmm.cpp; ``SpMMᵀ`` transposes the pattern
+with the COO -> CSR kernel and runs SpMM on it (row-parallel, no atomics).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _C
+from ..autograd.engine import Primitive, apply, defvjp
+from ..core.tensor import Tensor
+from . import _kernels as K
+from .convert import _global_crows, to_sparse_csr, values
+from .tensor import SparseCooTensor, SparseCsrTensor, UnsupportedDtypeError, _SparseBase
+
+_HAS_NATIVE = hasattr(_C, "sparse_spmm")
+_NATIVE_VALUES = frozenset(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
+
+
+class _Plan:
+    """One 2-D CSR pattern (R x C) shared by the primitives of a product."""
+
+    __slots__ = ("crows", "cols", "nrows", "ncols", "_rows", "_t")
+
+    def __init__(self, crows, cols, nrows, ncols):
+        self.crows, self.cols = crows, cols
+        self.nrows, self.ncols = int(nrows), int(ncols)
+        self._rows = self._t = None
+
+    def rows(self):
+        if self._rows is None:
+            self._rows = K.csr_rows(self.crows, self.cols.shape[0])
+        return self._rows
+
+    def transposed(self):
+        """``(crows, cols, slot, u)`` of Aᵀ; entry k of A lands in slot[k] of Aᵀ."""
+        if self._t is None:
+            xp = K.xp_of_array(self.cols)
+            idx = xp.stack([self.cols, self.rows().astype(self.cols.dtype)])
+            dummy = xp.zeros(self.cols.shape[0], dtype=np.int32)
+            cr, cl, _, inv = K.coo_to_csr2d(idx, dummy, (self.ncols, self.nrows), True)
+            self._t = (cr, cl, inv, int(cl.shape[0]))
+        return self._t
+
+
+def _native(plan, *arrays):
+    return (_HAS_NATIVE and type(plan.crows) is np.ndarray
+            and all(type(a) is np.ndarray for a in arrays)
+            and plan.crows.dtype in (np.int32, np.int64) and arrays[0].dtype in _NATIVE_VALUES
+            and all(a.dtype == arrays[0].dtype for a in arrays))
+
+
+def _spmm_arrays(crows, cols, rows_fn, v, y, nrows):
+    if _native(_Plan(crows, cols, 0, 0), v, y):
+        return _C.sparse_spmm(np.ascontiguousarray(crows), np.ascontiguousarray(cols),
+                              np.ascontiguousarray(v), np.ascontiguousarray(y))
+    xp = K.xp_of_array(y)
+    out = K.segment_sum(v[:, None] * y[cols], rows_fn(), nrows)
+    return out.astype(xp.result_type(v, y), copy=False)
+
+
+def _spmm_fwd(v, y, plan):
+    return _spmm_arrays(plan.crows, plan.cols, plan.rows, v, y, plan.nrows)
+
+
+def _spmmt_fwd(v, g, plan):
+    cr, cl, slot, u = plan.transposed()
+    vt = K.segment_sum(v, slot, u)
+    return _spmm_arrays(cr, cl, lambda: K.csr_rows(cr, u), vt, g, plan.ncols)
+
+
+def _sddmm_fwd(a, b, plan):
+    if _native(plan, a, b):
+        return _C.sparse_sddmm(np.ascontiguousarray(plan.crows), np.ascontiguousarray(plan.cols),
+                               np.ascontiguousarray(a), np.ascontiguousarray(b))
+    rows = plan.rows()
+    return (a[rows] * b[plan.cols]).sum(axis=-1)
+
+
+_SPMM = Primitive("sparse_spmm", _spmm_fwd)
+_SPMMT = Primitive("sparse_spmm_t", _spmmt_fwd)
+_SDDMM = Primitive("sparse_sddmm", _sddmm_fwd)
+
+
+def _cj(t):
+    from ..ops.math import cj  # noqa: PLC0415
+
+    return cj(values(t) if isinstance(t, _SparseBase) else t)
+
+
+def _plain(t):
+    return values(t) if isinstance(t, _SparseBase) else t
+
+
+_cross = dict(save={0: (1,), 1: (0,)}, save_out=False)
+defvjp(_SPMM, lambda g, ans, v, y, plan: apply(_SDDMM, g, _cj(y), plan=plan),
+       lambda g, ans, v, y, plan: apply(_SPMMT, _cj(v), g, plan=plan), **_cross)
+defvjp(_SPMMT, lambda g, ans, v, h, plan: apply(_SDDMM, _cj(h), g, plan=plan),
+       lambda g, ans, v, h, plan: apply(_SPMM, _cj(v), g, plan=plan), **_cross)
+defvjp(_SDDMM, lambda g, ans, a, b, plan: apply(_SPMM, _plain(g), _cj(b), plan=plan),
+       lambda g, ans, a, b, plan: apply(_SPMMT, _plain(g), _cj(a), plan=plan), **_cross)
+
+
+# ----------------------------------------------------------------------------------
+# operands
+
+
+def _csr_of(x, op, arg):
+    """``x`` as CSR (COO converted, differentiably); hybrid COO is rejected."""
+    if isinstance(x, SparseCooTensor) and x.dense_dim() != 0:
+        raise ValueError(f"{op}: {arg} is a COO tensor with dense dimensions (dense_dim() = "
+                         f"{x.dense_dim()}); products need sparse_dim() == ndim")
+    return to_sparse_csr(x) if isinstance(x, SparseCooTensor) else x
+
+
+def _plan_of(x):
+    """Plan of CSR ``x`` [M, K] or [B, M, K] as one (B*M) x (B*K) block-diagonal matrix."""
+    shape = x._shape
+    if len(shape) == 2:
+        return _Plan(x._crows, x._cols, shape[0], shape[1])
+    b, m, k = shape
+    xp = K.xp_of_array(x._data)
+    nnz = x._data.shape[0]
+    wide = b * max(m, k) >= 2 ** 31 - 1
+    itype = np.int64 if wide else x._cols.dtype
+    crows = _global_crows(x._crows.astype(itype, copy=False), b, m, xp)
+    batch, _ = K.csr_batch_rows(x._crows, nnz, b, m)
+    cols = x._cols.astype(itype) if batch is None else \
+        batch.astype(itype) * k + x._cols.astype(itype, copy=False)
+    return _Plan(crows, xp.ascontiguousarray(cols), b * m, b * k)
+
+
+def _reshape(t, shape):
+    from ..ops.shape import reshape_exact  # noqa: PLC0415
+
+    return reshape_exact(t, [int(s) for s in shape])
+
+
+def _swap_last(t):
+    from ..ops.shape import transpose  # noqa: PLC0415
+
+    return transpose(t, list(range(t.ndim - 2)) + [t.ndim - 1, t.ndim - 2])
+
+
+def _check_dtypes(x, y, op):
+    dx, dy = x._data.dtype, y._data.dtype
+    for d, arg in ((dx, "x"), (dy, "y")):
+        if d.kind not in "fc":
+            raise UnsupportedDtypeError(f"{op}: {arg} has dtype {d.name}; products support "
+                                        "floating and complex dtypes")
+    if dx != dy:
+        raise TypeError(f"{op}: x and y must have the same dtype, got {dx.name} and {dy.name}")
+
+
+def _check_shapes(xs, ys, op):
+    if len(xs) not in (2, 3) or len(ys) not in (2, 3):
+        bad, s = ("x", xs) if len(xs) not in (2, 3) else ("y", ys)
+        hint = " (use weft.sparse.mv for a vector)" if len(s) == 1 else ""
+        raise ValueError(f"{op}: {bad} must be 2-D or 3-D (batched), got shape {list(s)}{hint}")
+    if len(xs) != len(ys):
+        raise ValueError(f"{op}: x and y must have the same rank (no broadcasting), got shapes "
+                         f"{list(xs)} and {list(ys)}")
+    if len(xs) == 3 and xs[0] != ys[0]:
+        raise ValueError(f"{op}: batch sizes must be equal (no broadcasting), got {xs[0]} for x "
+                         f"and {ys[0]} for y")
+    if xs[-1] != ys[-2]:
+        raise ValueError(f"{op}: inner sizes do not match: x has shape {list(xs)} and y has "
+                         f"shape {list(ys)} ({xs[-1]} != {ys[-2]})")
+
+
+def _dense_arg(t, op, arg):
+    if not isinstance(t, Tensor):
+        from ..ops._support import tensor_arg  # noqa: PLC0415
+
+        t = tensor_arg(t, arg, op)
+    return t
+
+
+# ----------------------------------------------------------------------------------
+# public functions
+
+
+def matmul(x, y, name=None):
+    """Matrix product with a sparse operand: ``x @ y`` as a dense Tensor.
+
+    Supported: CSR@dense, COO@dense, and (**weft+**) dense@CSR, dense@COO; 2-D
+    ``[M, K] @ [K, N]`` or batched 3-D ``[B, M, K] @ [B, K, N]`` (no broadcasting).
+    Values float32/float64/complex64/complex128, both operands of one dtype. COO
+    duplicates are summed. Gradients: a sparse operand gets a masked gradient
+    (``g @ yᴴ`` sampled at its stored entries, SDDMM); a dense one ``xᴴ @ g``.
+    Sparse@sparse is not implemented (``NotImplementedError``; densify one side).
+
+    >>> import weft
+    >>> x = weft.sparse.sparse_csr_tensor([0, 1, 2], [1, 0], [2.0, 3.0], [2, 2])
+    >>> y = weft.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> weft.sparse.matmul(x, y).tolist()
+    [[6.0, 8.0], [3.0, 6.0]]
+    >>> weft.sparse.matmul(y, x).tolist()
+    [[6.0, 2.0], [12.0, 6.0]]
+    """
+    op = "matmul"
+    xs, ys = isinstance(x, _SparseBase), isinstance(y, _SparseBase)
+    if xs and ys:
+        if type(x) is not type(y):
+            raise NotImplementedError(f"{op}: mixed layouts ({type(x).__name__} @ "
+                                      f"{type(y).__name__}) are not supported; convert one "
+                                      "operand first (to_sparse_csr / to_sparse_coo)")
+        raise NotImplementedError(f"{op}: sparse @ sparse is not implemented; convert one "
+                                  "operand with to_dense()")
+    if not xs and not ys:
+        raise TypeError(f"{op}: one of x and y must be a sparse tensor (use weft.matmul for "
+                        f"dense operands), got {type(x).__name__} and {type(y).__name__}")
+    if xs:
+        y = _dense_arg(y, op, "y")
+    else:
+        x = _dense_arg(x, op, "x")
+    _check_shapes(x.shape, y.shape, op)
+    _check_dtypes(x, y, op)
+    if xs:
+        a = _csr_of(x, op, "x")
+        plan = _plan_of(a)
+        n = y.shape[-1]
+        out = apply(_SPMM, a, _reshape(y, (plan.ncols, n)), plan=plan)
+        return _reshape(out, x.shape[:-1] + [n])
+    a = _csr_of(y, op, "y")
+    plan = _plan_of(a)
+    m = x.shape[-2]
+    # x @ A = (Aᵀ @ xᵀ)ᵀ, batch by batch
+    xt = _reshape(_swap_last(x), (plan.nrows, m))
+    out = apply(_SPMMT, a, xt, plan=plan)
+    return _swap_last(_reshape(out, y.shape[:-2] + [y.shape[-1], m]))
+
+
+def mv(x, vec, name=None):
+    """Sparse matrix-vector product: 2-D COO/CSR ``x`` [M, N] @ dense ``vec`` [N] -> [M].
+
+    Gradients: ``x`` masked (``g ⊗ conj(vec)`` at its stored entries), ``vec``
+    gets ``xᴴ @ g``.
+
+    >>> import weft
+    >>> x = weft.sparse.sparse_coo_tensor([[0, 1], [1, 0]], [2.0, 3.0], [2, 2])
+    >>> weft.sparse.mv(x, weft.to_tensor([1.0, 10.0])).tolist()
+    [20.0, 3.0]
+    """
+    op = "mv"
+    if not isinstance(x, _SparseBase):
+        raise TypeError(f"{op}: x must be a sparse tensor (SparseCooTensor or SparseCsrTensor), "
+                        f"got {type(x).__name__}")
+    vec = _dense_arg(vec, op, "vec")
+    if isinstance(vec, _SparseBase):
+        raise TypeError(f"{op}: vec must be a dense Tensor, got a {type(vec).__name__}")
+    if x.ndim != 2:
+        raise ValueError(f"{op}: x must be 2-D, got shape {x.shape}")
+    if vec.ndim != 1 or vec.shape[0] != x.shape[1]:
+        raise ValueError(f"{op}: vec must be 1-D of length {x.shape[1]} (the columns of x), got "
+                         f"shape {vec.shape}")
+    out = matmul(x, _reshape(vec, (x.shape[1], 1)))
+    return _reshape(out, (x.shape[0],))
+
+
+def _matmul_method(self, y, name=None):
+    return matmul(self, y)
+
+
+def _rmatmul_method(self, x):
+    return matmul(x, self)
+
+
+def _mv_method(self, vec, name=None):
+    return mv(self, vec)
+
+
+def install_sparse_methods():
+    """``x @ y``, ``x.matmul(y)`` and ``x.mv(vec)`` on the sparse tensor types."""
+    for cls in (SparseCooTensor, SparseCsrTensor):
+        cls.__matmul__ = _matmul_method
+        cls.__rmatmul__ = _rmatmul_method
+        cls.matmul = _matmul_method
+        cls.mv = _mv_method
+
+
+__all__ = ["matmul", "mv"]
