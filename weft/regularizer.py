@@ -22,7 +22,8 @@ class WeightDecayRegularizer:
         return self._coeff
 
     def term(self, p):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement term (the decay "
+                                  "added to a parameter's gradient)")
 
     def __call__(self, param, grad=None, block=None):
         """The penalty's gradient at ``param`` as a Tensor."""

@@ -82,10 +82,8 @@ def _bitwise_errors(name):
     def gen(rng):
         f = make_arg((3,), "float32", rng)
         i = _small((3,), "int32", rng)
-        # TODO(lead): prefix the regexes with f"{name}: " once logic.py's inner ``name=None``
-        # parameter no longer shadows the op name in these messages (reported)
-        yield ErrorInput(SampleInput(f, i), TypeError, "x must be a bool or integer")
-        yield ErrorInput(SampleInput(i, f), TypeError, "y must be a bool or integer")
+        yield ErrorInput(SampleInput(f, i), TypeError, f"^{name}: x must be a bool or integer")
+        yield ErrorInput(SampleInput(i, f), TypeError, f"^{name}: y must be a bool or integer")
         yield ErrorInput(SampleInput(i, _small((4,), "int32", rng)), ValueError, "broadcast")
     return gen
 
@@ -112,9 +110,6 @@ def _entry(name, ref, samples, dtypes, method=True, **kw):
 
 
 _ORDERED = _BOOL + ALL_NUMERIC
-_SCALAR_BOOL_BUG = ("logic.py returns Tensor._wrap(np.bool_) (a numpy scalar, not a 0-D "
-                    "array), so .numpy()/.item() fail; reported to the lead")
-
 OPS = [
     _entry("equal", np.equal, _cmp_samples, ALL, error_inputs=_mismatch("equal")),
     _entry("not_equal", np.not_equal, _cmp_samples, ALL, error_inputs=_mismatch("not_equal")),
@@ -148,8 +143,7 @@ OPS = [
     _entry("isclose", np.isclose, _close_samples, FLOATS + COMPLEX,
            error_inputs=_close_errors("isclose")),
     _entry("allclose", lambda x, y, **kw: np.asarray(np.allclose(x, y, **kw)), _close_samples,
-           FLOATS + COMPLEX, error_inputs=_close_errors("allclose"),
-           skips={"forward": _SCALAR_BOOL_BUG, "method": _SCALAR_BOOL_BUG}),
+           FLOATS + COMPLEX, error_inputs=_close_errors("allclose")),
     _entry("equal_all",
            lambda x, y: np.asarray(x.shape == y.shape and bool(np.array_equal(x, y))),
            lambda dtype, rng: [SampleInput(a, a.copy(), name="equal") for a in
@@ -157,5 +151,5 @@ OPS = [
            [SampleInput(_small((3, 4), dtype, rng), _small((3, 4), dtype, rng), name="differ"),
             SampleInput(_small((3,), dtype, rng), _small((4,), dtype, rng), name="shapes"),
             SampleInput(_small((), dtype, rng), _small((), dtype, rng), name="0-D")],
-           ALL, skips={"forward": _SCALAR_BOOL_BUG, "method": _SCALAR_BOOL_BUG}),
+           ALL),
 ]

@@ -34,7 +34,8 @@ class ClipGradBase:
         return self._clip(list(params_grads))
 
     def _clip(self, params_grads):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement _clip (the clipping "
+                                  "rule of a ClipGradBy* subclass)")
 
 
 class ClipGradByValue(ClipGradBase):

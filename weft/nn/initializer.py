@@ -83,7 +83,8 @@ class Initializer:
         return param
 
     def _generate(self, shape, dtype, place):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement _generate (the "
+                                  "initializer subclass defines how values are drawn)")
 
     def __repr__(self):
         return f"{type(self).__name__}()"

@@ -71,7 +71,8 @@ class LRScheduler:
                   f"{self.last_lr}.")
 
     def get_lr(self):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement get_lr (the "
+                                  "learning rate at self.last_epoch)")
 
     def state_keys(self):
         self.keys = ["last_epoch", "last_lr"]

@@ -189,7 +189,8 @@ class Optimizer:
         return g
 
     def _update(self, p, g, lr, group):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement _update (the "
+                                  "optimizer's update rule)")
 
     def step(self):
         """Update every parameter that has a gradient, in place."""

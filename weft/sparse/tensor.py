@@ -166,7 +166,8 @@ class _SparseBase(Tensor):
     # -- engine interface ----------------------------------------------------------
     def _same_pattern(self, data):
         """A tensor with this one's pattern around the values array ``data`` (no history)."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement _same_pattern (each "
+                                  "sparse layout rebuilds its own components)")
 
     def _grad_from_values(self, g):
         """The engine's values-shaped cotangent ``g`` as a sparse tensor of this pattern.
@@ -179,7 +180,8 @@ class _SparseBase(Tensor):
         return t
 
     def _same_pattern_as(self, other):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement _same_pattern_as "
+                                  "(pattern equality is layout-specific)")
 
     def _with_values(self, v):
         """A tensor of this pattern whose values are the Tensor ``v`` (gradients reach v)."""
