@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -52,14 +53,22 @@ def chain_paddle(paddle, x0):
 
 
 def import_time(repeat=7):
+    """Median wall time of ``import weft`` in fresh interpreters.
+
+    Measured as users see it: from a neutral directory (inside the checkout the current
+    directory heads sys.path and slows every import, numpy's too) and with Python's
+    bytecode cache, which pip and Python normally keep; PYTHONDONTWRITEBYTECODE, set
+    in some sandboxes, would make every run recompile the sources. One untimed run
+    writes the cache.
+    """
     code = "import time; t=time.perf_counter(); import weft; print(time.perf_counter()-t)"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     times = []
-    for _ in range(repeat):
-        # from a neutral directory, as a user would: inside the checkout the current
-        # directory heads sys.path and slows every import (numpy's too)
+    for i in range(repeat + 1):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             check=True, cwd=tempfile.gettempdir())
-        times.append(float(out.stdout.strip()))
+                             check=True, cwd=tempfile.gettempdir(), env=env)
+        if i:
+            times.append(float(out.stdout.strip()))
     return float(np.median(times))
 
 
