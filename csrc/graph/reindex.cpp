@@ -27,6 +27,7 @@
 #include "common/checks.h"
 #include "common/dtype.h"
 #include "common/parallel.h"
+#include "common/scratch.h"
 
 namespace py = pybind11;
 
@@ -100,30 +101,6 @@ class HashIndex {
   }
 };
 
-// Per-thread storage kept from call to call: a fresh multi-megabyte buffer
-// costs a page fault per 4 KiB page on every call, which on a busy VM was
-// measured to cost as much as the relabelling itself.  Large ones are let go.
-// Each use site has its own Slot: two buffers of one type must not alias.
-template <class T, int Slot>
-class Reused {
- public:
-  Reused() : v_(storage()) {}
-  ~Reused() {
-    if (v_.capacity() * sizeof(T) > kKeepBytes) std::vector<T>().swap(v_);
-  }
-  Reused(const Reused&) = delete;
-  Reused& operator=(const Reused&) = delete;
-  std::vector<T>& get() { return v_; }
-
- private:
-  static constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
-  static std::vector<T>& storage() {
-    static thread_local std::vector<T> v;
-    return v;
-  }
-  std::vector<T>& v_;
-};
-
 // Direct table over [lo, lo + span).  V = int32 when every position fits:
 // half the footprint, so more of the table stays in cache under random access.
 template <class V>
@@ -143,7 +120,7 @@ class DenseIndex {
 
  private:
   std::int64_t lo_;
-  Reused<V, 0> buf_;
+  ScratchVector<V, 10> buf_;
   std::vector<V>& table_;
 };
 
@@ -244,7 +221,7 @@ py::tuple reindex(const py::array& x, const std::vector<py::array>& neighbors,
     py::array_t<I> src(total), dst(total);
     I* sp = src.mutable_data();
     I* dp = dst.mutable_data();
-    Reused<I, 1> out_buf;
+    ScratchVector<I, 11> out_buf;
     std::vector<I>& out_nodes = out_buf.get();
     out_nodes.reserve(static_cast<std::size_t>(nx + total));
     std::vector<std::int64_t> x_pos(static_cast<std::size_t>(nx));  // last position of x[j]

@@ -30,6 +30,7 @@
 #include "common/checks.h"
 #include "common/dtype.h"
 #include "common/parallel.h"
+#include "common/scratch.h"
 
 namespace py = pybind11;
 
@@ -203,29 +204,6 @@ void weighted_offsets(NodeRng& rng, const W* w, std::int64_t deg, std::int64_t k
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(base), out.end());
 }
 
-// Per-thread buffers kept from call to call.  A fresh multi-megabyte buffer
-// costs a page fault per 4 KiB page on every call, which on a busy VM was
-// measured to cost as much as the sampling itself.  Large ones are let go.
-template <class T, int Slot>
-class Reused {
- public:
-  explicit Reused(std::size_t n) : v_(storage()) { v_.resize(n); }
-  ~Reused() {
-    if (v_.capacity() * sizeof(T) > kKeepBytes) std::vector<T>().swap(v_);
-  }
-  Reused(const Reused&) = delete;
-  Reused& operator=(const Reused&) = delete;
-  std::vector<T>& get() { return v_; }
-
- private:
-  static constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
-  static std::vector<T>& storage() {
-    static thread_local std::vector<T> v;
-    return v;
-  }
-  std::vector<T>& v_;
-};
-
 void check_index_array(const py::array& a, const char* op, const char* name) {
   check_ndim(a, 1, op, name);
   check_dtype(IndexTypes{}, a, op, name);
@@ -323,9 +301,9 @@ py::tuple sample(const py::array& row, const py::array& colptr, const py::array*
     const auto* rp = static_cast<const I*>(row.data());
     const auto* cp = static_cast<const I*>(colptr.data());
     const auto* np_ = static_cast<const I*>(nodes.data());
-    Reused<std::int64_t, 0> begin_buf(0);
-    Reused<std::int64_t, 1> deg_buf(0);
-    Reused<std::int64_t, 2> offset_buf(static_cast<std::size_t>(n) + 1);
+    ScratchVector<std::int64_t, 20> begin_buf(0);
+    ScratchVector<std::int64_t, 21> deg_buf(0);
+    ScratchVector<std::int64_t, 22> offset_buf(static_cast<std::size_t>(n) + 1);
     std::vector<std::int64_t>& begin = begin_buf.get();
     std::vector<std::int64_t>& deg = deg_buf.get();
     std::vector<std::int64_t>& offset = offset_buf.get();
