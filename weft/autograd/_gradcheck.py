@@ -706,7 +706,10 @@ def _check_sparse_grad_patterns(func, seq, checked, name):
 # public entry points
 
 
-def _run(func, inputs, opts, name, in_label=None, out_label=None):
+def _prepare(func, inputs, opts, name):
+    """Check ``func``, reduce sparse inputs to their values, and split the inputs into
+    the sequence and the indices to check; None when a sparse check already failed
+    and ``raise_exception`` is False."""
     if not callable(func):
         raise TypeError(f"{name}: func must be callable, got {type(func).__name__}")
     try:
@@ -714,8 +717,16 @@ def _run(func, inputs, opts, name, in_label=None, out_label=None):
     except GradcheckError:
         if opts.raise_exception:
             raise
-        return False
+        return None
     seq, checked = _split_inputs(inputs, name)
+    return func, inputs, seq, checked
+
+
+def _run(func, inputs, opts, name, in_label=None, out_label=None):
+    prepared = _prepare(func, inputs, opts, name)
+    if prepared is None:
+        return False
+    func, inputs, seq, checked = prepared
     if opts.check_forward_ad:
         _require("weft.incubate.autograd", "jvp", "check_forward_ad", name)
     if opts.check_batched_grad:
@@ -813,15 +824,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=None, atol=None, rtol=
                     nondet_tol, masked, check_undefined_grad, check_grad_dtypes,
                     check_forward_ad or check_fwd_over_rev,
                     check_backward_ad and check_rev_over_rev, check_batched_grad, seed)
-    if not callable(func):
-        raise TypeError(f"{name}: func must be callable, got {type(func).__name__}")
-    try:
-        func, inputs = _sparse_reduce(func, inputs, opts.masked, name)
-    except GradcheckError:
-        if opts.raise_exception:
-            raise
+    prepared = _prepare(func, inputs, opts, name)
+    if prepared is None:
         return False
-    seq, checked = _split_inputs(inputs, name)
+    func, inputs, seq, checked = prepared
     for k, v in (("check_fwd_over_rev", check_fwd_over_rev),
                  ("check_forward_ad", check_forward_ad)):
         if v:
