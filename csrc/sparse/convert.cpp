@@ -33,6 +33,7 @@
 #include "common/checks.h"
 #include "common/dtype.h"
 #include "common/parallel.h"
+#include "sparse/csr_checks.h"
 
 namespace py = pybind11;
 
@@ -396,13 +397,7 @@ py::tuple coo_coalesce(const py::array& indices, const py::array& values, std::v
 py::tuple csr_canonical(const py::array& crows, const py::array& cols, const py::array& values,
                         std::int64_t ncols, bool want_inverse) {
   const char* op = "csr_canonical";
-  check_ndim(crows, 1, op, "crows");
-  check_ndim(cols, 1, op, "cols");
-  check_dtype(IndexTypes{}, crows, op, "crows");
-  check_same_dtype(cols, "cols", crows, "crows", op);
-  check_contiguous(crows, op, "crows");
-  check_contiguous(cols, op, "cols");
-  if (crows.shape(0) < 1) value_error(op, "crows must have at least one entry, got shape ", shape_str(crows));
+  check_csr_pattern(crows, cols, op);
   if (ncols < 0) value_error(op, "ncols = ", ncols, " is negative");
   const std::int64_t nrows = crows.shape(0) - 1, nnz = cols.shape(0);
   check_values(values, nnz, op);

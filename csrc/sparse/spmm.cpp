@@ -27,6 +27,7 @@
 #include "common/checks.h"
 #include "common/dtype.h"
 #include "common/parallel.h"
+#include "sparse/csr_checks.h"
 
 namespace py = pybind11;
 
@@ -99,16 +100,10 @@ inline void dot_c(const T* __restrict a, const T* __restrict b, std::int64_t w, 
 }
 
 void check_common(const py::array& crows, const py::array& cols, const py::array& values, const char* op) {
-  check_ndim(crows, 1, op, "crows");
-  check_ndim(cols, 1, op, "cols");
+  check_csr_pattern(crows, cols, op);
   check_ndim(values, 1, op, "values");
-  check_dtype(IndexTypes{}, crows, op, "crows");
-  check_same_dtype(cols, "cols", crows, "crows", op);
   check_dtype(FloatingComplexTypes{}, values, op, "values");
-  check_contiguous(crows, op, "crows");
-  check_contiguous(cols, op, "cols");
   check_contiguous(values, op, "values");
-  if (crows.shape(0) < 1) value_error(op, "crows must have at least one entry, got shape ", shape_str(crows));
   if (values.shape(0) != cols.shape(0))
     value_error(op, "values has ", values.shape(0), " entries but cols has ", cols.shape(0));
 }
@@ -239,13 +234,7 @@ py::array spmm(const py::array& crows, const py::array& cols, const py::array& v
 
 py::array sddmm(const py::array& crows, const py::array& cols, const py::array& a, const py::array& b) {
   const char* op = "sparse_sddmm";
-  check_ndim(crows, 1, op, "crows");
-  check_ndim(cols, 1, op, "cols");
-  check_dtype(IndexTypes{}, crows, op, "crows");
-  check_same_dtype(cols, "cols", crows, "crows", op);
-  check_contiguous(crows, op, "crows");
-  check_contiguous(cols, op, "cols");
-  if (crows.shape(0) < 1) value_error(op, "crows must have at least one entry, got shape ", shape_str(crows));
+  check_csr_pattern(crows, cols, op);
   check_ndim(a, 2, op, "a");
   check_dtype(FloatingComplexTypes{}, a, op, "a");
   check_contiguous(a, op, "a");
