@@ -37,6 +37,16 @@ class ClipGradBase:
         raise NotImplementedError(f"{type(self).__name__} must implement _clip (the clipping "
                                   "rule of a ClipGradBy* subclass)")
 
+    @staticmethod
+    def _map(params_grads, rule):
+        """The pairs with ``rule(grad_array)`` (an array, or None to keep the gradient)
+        applied to every clippable gradient."""
+        out = []
+        for p, g in params_grads:
+            d = None if g is None or not _clippable(p) else rule(g._data)
+            out.append((p, g if d is None else Tensor._wrap(d)))
+        return out
+
 
 class ClipGradByValue(ClipGradBase):
     """Clip every gradient element into ``[min, max]`` (``min`` defaults to ``-max``).
@@ -57,14 +67,7 @@ class ClipGradByValue(ClipGradBase):
                              f"({self.max})")
 
     def _clip(self, params_grads):
-        out = []
-        for p, g in params_grads:
-            if g is None or not _clippable(p):
-                out.append((p, g))
-                continue
-            d = g._data
-            out.append((p, Tensor._wrap(xp_of(d).clip(d, self.min, self.max))))
-        return out
+        return self._map(params_grads, lambda d: xp_of(d).clip(d, self.min, self.max))
 
     def __repr__(self):
         return f"ClipGradByValue(min={self.min}, max={self.max})"
@@ -83,20 +86,10 @@ class ClipGradByNorm(ClipGradBase):
         self.clip_norm = _positive(clip_norm, "ClipGradByNorm", "clip_norm")
 
     def _clip(self, params_grads):
-        out = []
-        for p, g in params_grads:
-            if g is None or not _clippable(p):
-                out.append((p, g))
-                continue
-            d = g._data
-            xp = xp_of(d)
-            norm = float(xp.sqrt((d * d).sum()))
-            if norm > self.clip_norm:
-                d = d * d.dtype.type(self.clip_norm / norm)
-                out.append((p, Tensor._wrap(d)))
-            else:
-                out.append((p, g))
-        return out
+        def rule(d):
+            norm = float(xp_of(d).sqrt((d * d).sum()))
+            return d * d.dtype.type(self.clip_norm / norm) if norm > self.clip_norm else None
+        return self._map(params_grads, rule)
 
     def __repr__(self):
         return f"ClipGradByNorm(clip_norm={self.clip_norm})"
@@ -131,14 +124,7 @@ class ClipGradByGlobalNorm(ClipGradBase):
         scale = self.clip_norm / max(norm, self.clip_norm)
         if scale == 1.0:
             return params_grads
-        out = []
-        for p, g in params_grads:
-            if g is None or not _clippable(p):
-                out.append((p, g))
-                continue
-            d = g._data
-            out.append((p, Tensor._wrap(d * d.dtype.type(scale))))
-        return out
+        return self._map(params_grads, lambda d: d * d.dtype.type(scale))
 
     def __repr__(self):
         return f"ClipGradByGlobalNorm(clip_norm={self.clip_norm})"

@@ -126,25 +126,22 @@ class Layer:
             self._forget(name)
             layers[name] = value
         elif name in params:
-            if value is not None:
-                raise TypeError(f"{type(self).__name__}: cannot assign a "
-                                f"{type(value).__name__} to the parameter {name!r} (a "
-                                "Parameter or None is expected)")
-            params[name] = None
+            params[name] = self._slot_value(value, name, "parameter", "Parameter", ())
         elif name in layers:
-            if value is not None:
-                raise TypeError(f"{type(self).__name__}: cannot assign a "
-                                f"{type(value).__name__} to the sublayer {name!r} (a Layer or "
-                                "None is expected)")
-            layers[name] = None
+            layers[name] = self._slot_value(value, name, "sublayer", "Layer", ())
         elif name in buffers:
-            if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"{type(self).__name__}: cannot assign a "
-                                f"{type(value).__name__} to the buffer {name!r} (a Tensor or "
-                                "None is expected)")
-            buffers[name] = value
+            buffers[name] = self._slot_value(value, name, "buffer", "Tensor", Tensor)
         else:
             object.__setattr__(self, name, value)
+
+    def _slot_value(self, value, name, slot, expected, allowed):
+        """``value`` for a registered slot: None, or an instance of ``allowed`` (a
+        Parameter/Layer arrives through the branches above, so only None is left for
+        those slots)."""
+        if value is not None and not (allowed and isinstance(value, allowed)):
+            raise TypeError(f"{type(self).__name__}: cannot assign a {type(value).__name__} to "
+                            f"the {slot} {name!r} (a {expected} or None is expected)")
+        return value
 
     def _forget(self, name):
         for dct in (self._parameters, self._sub_layers, self._buffers):
