@@ -60,8 +60,8 @@ defvjp(_matmul, _matmul_vjp_x, _matmul_vjp_y, save={0: (0, 1), 1: (0, 1)}, save_
 
 
 def _matmul_bvjp_x(g, ans, x, y):
-    """The x rule for a batch ``g`` of shape ``[B, *out]``: a 1-D x makes the plain
-    rule put g on the wrong side of y, so g becomes a stack of row vectors."""
+    """The x rule for a batch ``g`` of shape ``[B, *out]``: with a 1-D x the plain rule
+    would put g on the wrong side of y (or broadcast B against k)."""
     if x.ndim > 1:             # the plain rule already broadcasts over g's batch axis
         return _matmul_vjp_x(g, ans, x, y)
     yc = cj(y)
@@ -73,8 +73,13 @@ def _matmul_bvjp_x(g, ans, x, y):
     return reshape(r, r.shape[:-2] + r.shape[-1:])
 
 
-# the y rule broadcasts over a leading batch axis of g in every case
-defbatch(_matmul, _matmul_bvjp_x, True)
+def _matmul_bvjp_y(g, ans, x, y):
+    if x.ndim == 1 and y.ndim == 1:   # g is [B]: one outer product per row
+        return reshape(g, g.shape + [1]) * cj(x)
+    return _matmul_vjp_y(g, ans, x, y)   # broadcasts over g's batch axis
+
+
+defbatch(_matmul, _matmul_bvjp_x, _matmul_bvjp_y)
 
 
 def check_batch_broadcast(x, y, op):
