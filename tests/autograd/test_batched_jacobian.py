@@ -87,6 +87,16 @@ SAFE = {
     "shape_ops": ([RNG.standard_normal((2, 3, 4)), RNG.standard_normal((3, 1))],
                   lambda a, b: weft.transpose(a, [2, 0, 1]).reshape([4, 6])
                   + weft.expand(b, [2, 3, 4]).reshape([4, 6]) ** 2),
+    "basic_indexing": ([RNG.standard_normal((3, 4, 2))],
+                       lambda a: a[1:, None, ::2] * a[..., 1:2, 0][:, None] + a[-1, 2]),
+    "join_split": ([RNG.standard_normal((2, 3)), RNG.standard_normal((2, 2))],
+                   lambda a, b: weft.concat([a, b * 2], axis=1)[:, 1:4]
+                   * weft.stack([a[:, 0], b[:, 1]], axis=1).sum(axis=1, keepdim=True)
+                   + weft.split(weft.exp(weft.concat([b, a], axis=1)), [2, 3], axis=1)[1]
+                   + weft.slice(a, [1], [0], [1])
+                   + weft.unbind(weft.sin(b), axis=1)[0][:, None]),
+    "where": ([RNG.standard_normal((3, 4)), RNG.standard_normal(4)],
+              lambda a, b: weft.where(a > 0, a * b, weft.exp(b))),
     "cast": ([RNG.standard_normal(5)],
              lambda a: weft.real(weft.cast(a, "complex128") * (1 + 2j)) * a),
 }

@@ -336,6 +336,7 @@ def cast_like(mask, like):
 _where = Primitive("where", np.where)
 defvjp(_where, None, lambda g, ans, c, x, y: where(c, g, g * 0),
        lambda g, ans, c, x, y: where(c, g * 0, g), save=(0,), save_out=False)
+defbatch(_where)   # the condition broadcasts against g's batch axis
 
 
 def where(condition, x=None, y=None, name=None):
