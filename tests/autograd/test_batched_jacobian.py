@@ -292,6 +292,12 @@ def test_batch_axis_0(monkeypatch):
     np.testing.assert_allclose(J[:, :, 1].numpy(), want_j := (1 - t ** 2) * W[1][None],
                                rtol=1e-12)
     assert want_j.shape == (B, M)
+    # a lone row first, then the rest in a block: the pieces join along the row axis
+    J = make_j()
+    np.testing.assert_allclose(J[:, 1].numpy(), (1 - t[:, 1:2] ** 2) * W.T[1][None], rtol=1e-12)
+    np.testing.assert_allclose(J[:].numpy(), (1 - t ** 2)[:, :, None] * W.T[None], rtol=1e-12)
+    np.testing.assert_allclose(J[:, ::-1].numpy(), ((1 - t ** 2)[:, :, None] * W.T[None])
+                               [:, ::-1], rtol=1e-12)
 
 
 def test_complex(monkeypatch):

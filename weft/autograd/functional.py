@@ -45,7 +45,8 @@ class _Rows:
     batched reverse pass whose seed holds their one-hot cotangents stacked on a
     leading axis (``run_backward(batch=K)``), so a full Jacobian costs one pass
     instead of ``M``. ``cache[i] = (block, k)`` says where row ``i`` lives; a block
-    holds, per x, a tensor ``[K, N_j]`` (``[K, B, N_j]`` batched).
+    holds, per x, a tensor ``[K, N_j]`` (``[K, B, N_j]`` batched); a row computed on
+    its own is ``(row, None)``, its parts unstacked.
     """
 
     def __init__(self, y_fn, xs, batched, m):
@@ -97,9 +98,8 @@ class _Rows:
             cot = xp.zeros(y._data.shape, dtype=y._data.dtype)
             cot[..., i] = 1
             gs = self._pass(cot, 0)
-            block = [self._flat(g, x, [1]) if g is None else
-                     _ops().unsqueeze(self._flat(g, x, []), 0) for g, x in zip(gs, self.xs)]
-            self.cache[i] = (block, 0)
+            # a lone row is kept as is (k None): no stacking op for single-row access
+            self.cache[i] = ([self._flat(g, x, []) for g, x in zip(gs, self.xs)], None)
 
     def _ensure(self, ids):
         todo = list(dict.fromkeys(i for i in ids if i not in self.cache))
@@ -116,7 +116,7 @@ class _Rows:
         if r is None:
             self._ensure([i])
             block, k = self.cache[i]
-            r = self._sliced[i] = [p[k] for p in block]
+            r = self._sliced[i] = block if k is None else [p[k] for p in block]
         return r
 
     def part(self, j, ids, axis):
@@ -128,20 +128,33 @@ class _Rows:
             shape = (x.shape[0], 0, n) if self.batched else (0, n)
             return Tensor._wrap(_xp(x).zeros(shape, dtype=x._data.dtype))
         self._ensure(ids)
-        # runs of consecutive rows of one block are sliced out whole
+        # runs of consecutive rows of one block are sliced out whole, runs of lone
+        # rows stacked; the pieces are then joined
         pieces = []
         run = None
         for i in ids:
             block, r = self.cache[i]
-            if run is not None and run[0] is block and run[2] == r:
+            if r is None:
+                if run is not None and run[0] is None:
+                    run[1].append(block[j])
+                else:
+                    run = [None, [block[j]]]
+                    pieces.append(run)
+            elif run is not None and run[0] is block and run[2] == r:
                 run[2] = r + 1
             else:
                 run = [block, r, r + 1]
                 pieces.append(run)
+        if len(pieces) == 1 and pieces[0][0] is None:
+            return ops.stack(pieces[0][1], axis=axis)
         parts = []
-        for block, r0, r1 in pieces:
-            p = block[j]
-            parts.append(p if (r0, r1) == (0, p.shape[0]) else p[r0:r1])
+        for piece in pieces:
+            if piece[0] is None:
+                parts.append(ops.stack(piece[1], axis=0))
+            else:
+                p = piece[0][j]
+                r0, r1 = piece[1], piece[2]
+                parts.append(p if (r0, r1) == (0, p.shape[0]) else p[r0:r1])
         out = parts[0] if len(parts) == 1 else ops.concat(parts, axis=0)
         if axis:
             out = ops.transpose(out, [1, 0, 2])
