@@ -4,9 +4,11 @@
 Nothing is differentiated at construction. Row ``i`` of a Jacobian is the VJP with
 the ``i``-th one-hot cotangent, computed with ``create_graph=True`` (so rows are
 differentiable and a Hessian is the Jacobian of a gradient) and cached; indexing
-evaluates only the rows it touches, all of them in one batched reverse pass. For several ``xs`` a row is one VJP with
-respect to all of them at once, shared by the blocks of that ``y``. The
-function-based objects of ``weft.incubate.autograd`` reuse the same row engine.
+evaluates only the rows it touches, all new ones in one batched reverse pass (the
+one-hot cotangents stacked on a leading axis; see ``engine.defbatch``). For several
+``xs`` a row is one VJP with respect to all of them at once, shared by the blocks of
+that ``y``. The function-based objects of ``weft.incubate.autograd`` reuse the same
+row engine.
 """
 from __future__ import annotations
 
@@ -87,7 +89,7 @@ class _Rows:
         k = len(ids)
         if k > 1:
             cot = xp.zeros((k,) + y._data.shape, dtype=y._data.dtype)
-            cot[(np.arange(k),) + (slice(None),) * (y.ndim - 1) + (np.asarray(ids),)] = 1
+            cot[(xp.arange(k),) + (slice(None),) * (y.ndim - 1) + (xp.asarray(ids),)] = 1
             gs = self._pass(cot, k)
             if gs is not None:
                 block = [self._flat(g, x, [k]) for g, x in zip(gs, self.xs)]
