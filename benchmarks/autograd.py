@@ -8,8 +8,15 @@ weft (``weft.autograd.jacobian`` / ``hessian``, evaluated with ``[:]``) against
 ``torch.autograd.functional`` (``create_graph=True``, the same algorithm as weft)
 and ``paddle.autograd`` (``jacobian`` / ``hessian``) when importable. Results are
 checked equal across implementations before timing.
+
+Run ``OPENBLAS_NUM_THREADS=1 python -m benchmarks autograd`` on a shared machine:
+torch runs single-threaded here (or with that count when it is set), and numpy's
+BLAS, left to itself, starts a thread per core whose contention on a busy machine
+can make one 256x256 matrix product tens of times slower.
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
@@ -94,7 +101,10 @@ def run(report=None, quick=False):
 
     torch = optional_import("torch")
     if torch is not None:
-        torch.set_num_threads(1)
+        nt = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS")
+        torch.set_num_threads(int(nt) if nt else 1)
+        rep.note(f"torch threads: {torch.get_num_threads()}, OPENBLAS_NUM_THREADS="
+                 f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}")
         (fj, fh), (lj, lh) = _torch_cases(torch, W, x0, W2, x2)
         impls += [("torch.func", fj, fh), ("torch.loop", lj, lh)]
     else:

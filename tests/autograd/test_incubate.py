@@ -147,7 +147,7 @@ def test_jacobian_flattened_shapes_and_values():
     np.testing.assert_allclose(J[:, 2].numpy(), want[:, 2])
     np.testing.assert_allclose(J[1:3, ::2].numpy(), want[1:3, ::2])
     np.testing.assert_allclose(J[..., 0].numpy(), want[:, 0])
-    assert len(J._row_cache) == 4
+    assert len(J._rows.cache) == 4
 
 
 def test_jacobian_multiple_inputs_and_outputs_concatenated():

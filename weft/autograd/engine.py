@@ -42,7 +42,7 @@ class Primitive:
     the in-place check); ``save_out`` says whether they read ``ans``.
     """
 
-    __slots__ = ("name", "fwd", "vjps", "save", "save_out", "n_out", "jvp", "view",
+    __slots__ = ("name", "fwd", "vjps", "save", "save_out", "n_out", "jvp", "view", "bvjps",
                  "__weakref__")
 
     def __init__(self, name, fwd, n_out=1, view=False):
@@ -56,6 +56,8 @@ class Primitive:
         # a view op's output may alias its first input: they share a version counter,
         # so an in-place write through either is seen by nodes that saved the other
         self.view = view
+        # rules for a batch of cotangents (see defbatch); None: rows one by one
+        self.bvjps = None
 
     def __repr__(self):
         return f"<primitive {self.name}>"
@@ -73,6 +75,24 @@ def defvjp(prim, *vjps, save=None, save_out=None):
         save = tuple(range(len(vjps)))
     prim.save = dict(save) if isinstance(save, dict) else tuple(save)
     prim.save_out = True if save_out is None else bool(save_out)
+    return prim
+
+
+def defbatch(prim, *rules):
+    """Declare how ``prim``'s vjps act on a batch of cotangents (call after defvjp).
+
+    In a batched backward pass (:func:`run_backward` with ``batch=B``, used by
+    Jacobians and Hessians) every cotangent carries a leading axis of size ``B``.
+    ``rules[i]`` has the signature of ``vjps[i]`` but receives ``g`` of shape
+    ``[B, *out_shape]`` and returns ``[B, *in_shape]`` (or a shape that broadcasts
+    to it with the batch axis kept first: the engine sums the rest away). ``True``
+    means the plain rule already works on such a ``g`` (elementwise rules, which
+    only broadcast ``g`` against per-sample tensors); with no rules given, every
+    rule is declared so. An input without a batch rule is handled one row at a time.
+    """
+    if not rules:
+        rules = (True,) * len(prim.vjps)
+    prim.bvjps = tuple(prim.vjps[i] if r is True else r for i, r in enumerate(rules))
     return prim
 
 
@@ -96,6 +116,8 @@ class _Support:
     cast = None           # (Tensor, dtype) -> Tensor
     zeros = None          # (shape, dtype, like Tensor) -> Tensor
     ones_like = None      # Tensor -> Tensor
+    reshape = None        # (Tensor, shape list) -> Tensor, shape exact
+    stack = None          # (list of Tensors) -> Tensor stacked on a new axis 0
 
 
 support = _Support()
@@ -260,6 +282,7 @@ def _unpack_outs(node, packed):
 
 _UNPACKED = Primitive("unpacked_saved_tensor", lambda orig, data: data)
 defvjp(_UNPACKED, lambda g, ans, orig, data: g, None, save=(), save_out=False)
+defbatch(_UNPACKED)
 
 
 # ----------------------------------------------------------------------------------
@@ -348,12 +371,19 @@ def _accumulate(t, old, g):
 
 
 def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
-                 inputs=None, allow_unused=False, no_grad_vars=None, accumulate=True):
+                 inputs=None, allow_unused=False, no_grad_vars=None, accumulate=True,
+                 batch=0):
     """Propagate ``root_grads`` from ``roots``.
 
     With ``inputs=None`` gradients accumulate into leaf ``.grad`` (``backward``);
     otherwise the gradients of ``inputs`` are returned and nothing is stored
     (``weft.grad``).
+
+    ``batch=B`` (with ``inputs``): each root gradient has a leading axis of ``B``
+    independent cotangents and so has each returned gradient; one pass computes
+    ``B`` vector-Jacobian products (rows of a Jacobian). Returns None, having run
+    nothing, when the graph has what a batch cannot go through (hooks, sparse
+    tensors); the caller then goes row by row.
     """
     blocked = set()
     blocked_leaves = set()
@@ -419,6 +449,8 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                         break
     else:
         needed = None
+    if batch and not _batchable(roots, order, inputs):
+        return None
 
     prev_mode = mode.enabled
     mode.enabled = create_graph
@@ -471,7 +503,8 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                     ans.stop_gradient = False
                     ans._node = node
             else:
-                g = tuple(_materialise(gi, meta, node) for gi, meta in zip(gs, node.out_meta))
+                g = tuple(_materialise(gi, meta, node, batch)
+                          for gi, meta in zip(gs, node.out_meta))
                 ans = None if outs is None else tuple(Tensor._wrap(o) for o in outs)
                 if create_graph and ans is not None:
                     for i, a in enumerate(ans):
@@ -507,12 +540,20 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
                 if rule is None:
                     raise RuntimeError(f"{prim.name} is not differentiable with respect to "
                                        f"input {i}")
-                gi = rule(g, ans, *rargs, **params)
-                if gi is None:
-                    continue
-                if type(gi) is not Tensor or gi._data.shape != a._data.shape or \
-                        gi._data.dtype != a._data.dtype:
-                    gi = _fix_grad(gi, a)
+                if batch:
+                    gi = _batched_rule(node, i, g, ans, rargs, a, batch)
+                    if gi is None:
+                        continue
+                    if type(gi) is not Tensor or gi._data.shape != (batch,) + a._data.shape \
+                            or gi._data.dtype != a._data.dtype:
+                        gi = _fix_batched(gi, a, batch)
+                else:
+                    gi = rule(g, ans, *rargs, **params)
+                    if gi is None:
+                        continue
+                    if type(gi) is not Tensor or gi._data.shape != a._data.shape or \
+                            gi._data.dtype != a._data.dtype:
+                        gi = _fix_grad(gi, a)
                 if an is None:
                     e = leaf_acc.get(id(a))
                     if e is None:
@@ -567,13 +608,86 @@ def _graph_args(args, edges):
     return args if out is None else tuple(out)
 
 
-def _materialise(g, meta, node):
+def _materialise(g, meta, node, batch=0):
     if g is not None:
         return g
     shape, dtype = meta
     if dtype.kind not in "fc":
         return None
-    return support.zeros(list(shape), dtype, node)
+    return support.zeros(([batch] if batch else []) + list(shape), dtype, node)
+
+
+# ----------------------------------------------------------------------------------
+# batched passes: cotangents with a leading batch axis
+
+
+def _batchable(roots, order, inputs):
+    """Whether a batched pass can run: hooks would see batched gradients and sparse
+    cotangents are values-shaped, so either sends the caller row by row."""
+    if inputs is None:
+        return False
+    for t in roots:
+        if t.is_sparse():
+            return False
+    for t in inputs:
+        if t.is_sparse() or (t._node is None and t._hooks):
+            return False
+    for node in order:
+        if node.hooks or node.inputs is None:
+            # a freed node must raise GraphFreedError, which the row path does
+            return False
+        for a in node.inputs:
+            if isinstance(a, Tensor) and type(a) is not Tensor and a.is_sparse():
+                return False
+    return True
+
+
+def _batched_rule(node, i, g, ans, rargs, a, batch):
+    """The cotangent ``[batch, *a.shape]`` of input ``i``: the primitive's batch rule,
+    or its plain rule applied to each row and stacked."""
+    prim = node.prim
+    params = node.params
+    brules = prim.bvjps
+    if brules is not None and i < len(brules) and brules[i] is not None:
+        return brules[i](g, ans, *rargs, **params)
+    rule = prim.vjps[i]
+    multi = type(g) is tuple
+    rows = []
+    for k in range(batch):
+        gk = tuple(None if t is None else t[k] for t in g) if multi else g[k]
+        r = rule(gk, ans, *rargs, **params)
+        if r is None:
+            r = support.zeros(list(a._data.shape), a._data.dtype, node)
+        elif type(r) is not Tensor or r._data.shape != a._data.shape or \
+                r._data.dtype != a._data.dtype:
+            r = _fix_grad(r, a)
+        rows.append(r)
+    return support.stack(rows)
+
+
+def _fix_batched(g, t, batch):
+    """``_fix_grad`` for a batch: sum ``g`` to ``[batch, *t.shape]``, keeping axis 0."""
+    if not isinstance(g, Tensor):
+        raise TypeError(f"vjp returned {type(g).__name__}, expected a Tensor")
+    d = t._data
+    target = [batch] + list(d.shape)
+    gs = g._data.shape
+    if list(gs) != target:
+        pad = len(gs) - 1 - d.ndim
+        if pad < 0 or gs[0] != batch:
+            raise RuntimeError(f"a batch rule returned shape {list(gs)} for an input of shape "
+                               f"{list(d.shape)} with a batch of {batch}")
+        # broadcast axes of the sample (after the batch axis) are summed, axis 0 kept
+        g = support.sum_to_shape(g, [batch] + [1] * pad + list(d.shape))
+        if pad:
+            g = support.reshape(g, target)
+    gd = g._data.dtype
+    if gd != d.dtype:
+        if gd.kind == "c" and d.dtype.kind != "c":
+            g = support.real(g)
+        if g._data.dtype != d.dtype:
+            g = support.cast(g, d.dtype)
+    return g
 
 
 # ----------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from .cast import cast as _cast  # noqa: E402
 from .creation import zeros as _zeros  # noqa: E402
 from .math import real as _real  # noqa: E402
 from .reduction import sum_to_shape as _sum_to_shape  # noqa: E402
+from .shape import reshape_exact as _reshape_exact  # noqa: E402
 
 
 def _zeros_for(shape, dtype, node):
@@ -55,3 +56,5 @@ _engine.support.sum_to_shape = _sum_to_shape
 _engine.support.real = _real
 _engine.support.cast = _cast
 _engine.support.zeros = _zeros_for
+_engine.support.reshape = _reshape_exact
+_engine.support.stack = globals()["stack"]

@@ -16,7 +16,7 @@ import functools
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defvjp
+from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ..core import dtype as _dt
 from ..core.place import place_of_array
 from ..core.tensor import Tensor
@@ -62,6 +62,11 @@ _embed = Primitive("slice_grad", _embed_fwd)
 defvjp(_take, lambda g, ans, x, idx: apply(_embed, g, shape=tuple(x.shape), idx=idx),
        save=(), save_out=False)
 defvjp(_embed, lambda g, ans, gx, shape, idx: apply(_take, g, idx=idx), save=(), save_out=False)
+# batched cotangents (autograd.engine.defbatch): every index and axis moves one to the
+# right, behind the batch axis
+defbatch(_take, lambda g, ans, x, idx: apply(_embed, g, shape=tuple(g.shape[:1] + x.shape),
+                                             idx=(_ALL,) + idx))
+defbatch(_embed, lambda g, ans, gx, shape, idx: apply(_take, g, idx=(_ALL,) + idx))
 
 
 def take(x, idx):
@@ -81,7 +86,12 @@ def _concat_prim(n):
     def rule(i):
         return lambda g, ans, *xs, axis, offsets: take(
             g, _axis_index(axis, _pyslice(offsets[i], offsets[i + 1])))
-    return defvjp(p, *[rule(i) for i in range(n)], save=(), save_out=False)
+
+    def brule(i):
+        return lambda g, ans, *xs, axis, offsets: take(
+            g, _axis_index(axis + 1, _pyslice(offsets[i], offsets[i + 1])))
+    defvjp(p, *[rule(i) for i in range(n)], save=(), save_out=False)
+    return defbatch(p, *[brule(i) for i in range(n)])
 
 
 def _concat(ts, axis):
@@ -97,7 +107,11 @@ def _stack_prim(n):
 
     def rule(i):
         return lambda g, ans, *xs, axis: take(g, _axis_index(axis, i))
-    return defvjp(p, *[rule(i) for i in range(n)], save=(), save_out=False)
+
+    def brule(i):
+        return lambda g, ans, *xs, axis: take(g, _axis_index(axis + 1, i))
+    defvjp(p, *[rule(i) for i in range(n)], save=(), save_out=False)
+    return defbatch(p, *[brule(i) for i in range(n)])
 
 
 def _tiles(bounds, size):
@@ -110,14 +124,16 @@ def _tiles(bounds, size):
     return pos == size
 
 
-def _split_vjp(g, ans, x, axis, bounds):
+def _split_vjp(g, ans, x, axis, bounds, batch=()):
+    # batch: the leading batch axis of a batched pass, () otherwise
     if _tiles(bounds, x.shape[axis]):
-        return _concat(g, axis)
+        return _concat(g, axis + len(batch))
     # overlapping or gappy pieces (tensor_split with unsorted indices): sum of embeddings
-    shape = tuple(x.shape)
+    shape = tuple(batch) + tuple(x.shape)
     total = None
     for gi, (a, b) in zip(g, bounds):
-        e = apply(_embed, gi, shape=shape, idx=_axis_index(axis, _pyslice(a, b)))
+        e = apply(_embed, gi, shape=shape, idx=(_ALL,) * len(batch) +
+                  _axis_index(axis, _pyslice(a, b)))
         total = e if total is None else total + e
     return total
 
@@ -126,15 +142,18 @@ def _split_vjp(g, ans, x, axis, bounds):
 def _split_prim(k):
     p = Primitive("split", lambda x, axis, bounds: tuple(
         x[_axis_index(axis, _pyslice(a, b))].copy() for a, b in bounds), n_out=k)
-    return defvjp(p, _split_vjp, save=(), save_out=False)
+    defvjp(p, _split_vjp, save=(), save_out=False)
+    return defbatch(p, lambda g, ans, x, axis, bounds:
+                    _split_vjp(g, ans, x, axis, bounds, batch=g[0].shape[:1]))
 
 
 @functools.lru_cache(maxsize=512)
 def _unbind_prim(k):
     p = Primitive("unbind", lambda x, axis: tuple(
         x[_axis_index(axis, j) + (Ellipsis,)].copy() for j in range(k)), n_out=k)
-    return defvjp(p, lambda g, ans, x, axis: apply(_stack_prim(len(g)), *g, axis=axis),
-                  save=(), save_out=False)
+    defvjp(p, lambda g, ans, x, axis: apply(_stack_prim(len(g)), *g, axis=axis),
+           save=(), save_out=False)
+    return defbatch(p, lambda g, ans, x, axis: apply(_stack_prim(len(g)), *g, axis=axis + 1))
 
 
 # ---------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """dtype conversion: ``cast`` / ``Tensor.astype``, differentiable between float and complex."""
 from __future__ import annotations
 
-from ..autograd.engine import Primitive, apply, defvjp
+from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ..core.place import (CUDAPlace, Place, cupy_or_raise, move_array, parse_place,
                           place_of_array)
 from ..core.tensor import Tensor
@@ -16,6 +16,7 @@ def _cast_vjp(g, ans, x, dtype):
 
 
 defvjp(_cast, _cast_vjp, save=(), save_out=False)
+defbatch(_cast)
 
 
 def cast(x, dtype):
@@ -36,6 +37,7 @@ def cast(x, dtype):
 
 _identity = Primitive("assign", lambda x: x.copy())
 defvjp(_identity, lambda g, ans, x: g, save=(), save_out=False)
+defbatch(_identity)
 
 
 def astype(x, dtype):

@@ -25,7 +25,7 @@ import operator
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defvjp
+from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ..autograd.grad_mode import mode
 from ..autograd.inplace import inplace
 from ..core.tensor import Tensor
@@ -129,6 +129,10 @@ defvjp(_getitem_basic,
        lambda g, ans, x, key: apply(_setitem_zeros, g, key=key, plan=None, shape=x._data.shape),
        **_lin)
 defvjp(_setitem_zeros, lambda g, ans, v, key, plan, shape: _gather_key(g, key, plan), **_lin)
+# a batch of cotangents: the basic key applies behind the leading batch axis
+defbatch(_getitem_basic, lambda g, ans, x, key: apply(
+    _setitem_zeros, g, key=(slice(None),) + key, plan=None,
+    shape=tuple(g._data.shape[:1]) + tuple(x._data.shape)))
 defvjp(_setitem,
        lambda g, ans, x, v, key, plan: apply(_setitem, g, 0, key=key, plan=plan),
        lambda g, ans, x, v, key, plan: _gather_key(g, key, plan), **_lin)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defvjp
+from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ._support import binary_operands, tensor_arg
 from .math import cj
 from .shape import _transpose, reshape_exact as reshape
@@ -57,6 +57,29 @@ def _matmul_vjp_y(g, ans, x, y):
 
 
 defvjp(_matmul, _matmul_vjp_x, _matmul_vjp_y, save={0: (0, 1), 1: (0, 1)}, save_out=False)
+
+
+def _matmul_bvjp_x(g, ans, x, y):
+    """The x rule for a batch ``g`` of shape ``[B, *out]``: with a 1-D x the plain rule
+    would put g on the wrong side of y (or broadcast B against k)."""
+    if x.ndim > 1:             # the plain rule already broadcasts over g's batch axis
+        return _matmul_vjp_x(g, ans, x, y)
+    yc = cj(y)
+    if y.ndim == 1:            # (k,) @ (k,): g is [B]
+        return reshape(g, g.shape + [1]) * yc
+    if y.ndim == 2:            # [B, m] @ (m, k)
+        return _mm(g, _mT(yc))
+    r = _mm(reshape(g, g.shape[:-1] + [1, g.shape[-1]]), _mT(yc))
+    return reshape(r, r.shape[:-2] + r.shape[-1:])
+
+
+def _matmul_bvjp_y(g, ans, x, y):
+    if x.ndim == 1 and y.ndim == 1:   # g is [B]: one outer product per row
+        return reshape(g, g.shape + [1]) * cj(x)
+    return _matmul_vjp_y(g, ans, x, y)   # broadcasts over g's batch axis
+
+
+defbatch(_matmul, _matmul_bvjp_x, _matmul_bvjp_y)
 
 
 def check_batch_broadcast(x, y, op):

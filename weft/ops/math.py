@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defvjp
+from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from ._support import binary_operands, check_same_place, require_float, tensor_arg, xp_of
@@ -142,6 +142,14 @@ defvjp(_tanh_backward, lambda gg, ans, g, y: gg * (1 - y * y),
        lambda gg, ans, g, y: -2 * cj(gg * cj(g) * y), save_out=False)
 defvjp(_sigmoid_backward, lambda gg, ans, g, y: gg * (y * (1 - y)),
        lambda gg, ans, g, y: cj(gg * cj(g) * (1 - 2 * y)), save_out=False)
+# every rule above multiplies g elementwise by per-sample tensors, so a leading batch
+# axis on g broadcasts through (autograd.engine.defbatch)
+for _p in (_add, _sub, _mul, _div, _floordiv, _mod, _maximum, _minimum, _neg, _exp, _expm1,
+           _log, _log1p, _log2, _log10, _sqrt, _rsqrt, _square, _reciprocal, _abs, _sign, _sin,
+           _cos, _tan, _asin, _acos, _atan, _sinh, _cosh, _tanh, _asinh, _acosh, _atanh,
+           _sigmoid, _floor, _ceil, _round, _trunc, _real, _imag, _conj, _angle,
+           _tanh_backward, _sigmoid_backward):
+    defbatch(_p)
 
 
 def _pow_vjp_x(g, ans, x, y):
@@ -160,6 +168,7 @@ def _pow_vjp_y(g, ans, x, y):
 
 
 defvjp(_pow, _pow_vjp_x, _pow_vjp_y, save={0: (0, 1), 1: (0,)})
+defbatch(_pow)
 
 
 def _tie_split(a, b):
@@ -327,6 +336,7 @@ def cast_like(mask, like):
 _where = Primitive("where", np.where)
 defvjp(_where, None, lambda g, ans, c, x, y: where(c, g, g * 0),
        lambda g, ans, c, x, y: where(c, g * 0, g), save=(0,), save_out=False)
+defbatch(_where)   # the condition broadcasts against g's batch axis
 
 
 def where(condition, x=None, y=None, name=None):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defvjp
+from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ..core import dtype as _dt
 from ._support import dtype_arg, normalize_axes, tensor_arg
 from .shape import broadcast_to, reshape_exact
@@ -51,6 +51,16 @@ defvjp(_sum, lambda g, ans, x, axis, keepdim, dtype: expand_reduced(g, x.shape, 
 defvjp(_mean, lambda g, ans, x, axis, keepdim:
        expand_reduced(g, x.shape, axis, keepdim) / max(_n_reduced(x.shape, axis), 1),
        save=(), save_out=False)
+
+
+def _batched_expand(g, x, axis, keepdim):
+    # the sample's reduced axes sit one further right behind the batch axis
+    return expand_reduced(g, g.shape[:1] + x.shape, tuple(a + 1 for a in axis), keepdim)
+
+
+defbatch(_sum, lambda g, ans, x, axis, keepdim, dtype: _batched_expand(g, x, axis, keepdim))
+defbatch(_mean, lambda g, ans, x, axis, keepdim:
+         _batched_expand(g, x, axis, keepdim) / max(_n_reduced(x.shape, axis), 1))
 
 
 def _axes(axis, ndim, keepdim, op):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defvjp
+from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ._support import normalize_axes, normalize_axis, shape_arg, tensor_arg
 
 _reshape = Primitive("reshape", lambda x, shape: x.reshape(shape), view=True)
@@ -15,6 +15,11 @@ defvjp(_reshape, lambda g, ans, x, shape: reshape_exact(g, x.shape), save=(), sa
 defvjp(_broadcast_to, lambda g, ans, x, shape: g, save=(), save_out=False)
 defvjp(_transpose, lambda g, ans, x, perm: transpose(g, list(np.argsort(perm))),
        save=(), save_out=False)
+# batched cotangents (autograd.engine.defbatch): axis 0 is the batch
+defbatch(_reshape, lambda g, ans, x, shape: reshape_exact(g, g.shape[:1] + x.shape))
+defbatch(_broadcast_to)   # the engine sums g to [B, *x.shape]
+defbatch(_transpose, lambda g, ans, x, perm:
+         apply(_transpose, g, perm=(0,) + tuple(int(p) + 1 for p in np.argsort(perm))))
 
 
 def _resolve_shape(shape, size, op):

@@ -19,7 +19,7 @@ from ...autograd.api import _as_list
 from ...autograd.api import grad as _grad
 from ...autograd.functional import _Rows, _row_ids, _zeros_of
 from ...core.tensor import Tensor
-from ...ops import cast, concat, reshape, stack
+from ...ops import cast, concat, reshape
 from ...ops._support import xp_of
 
 _prim = [False]
@@ -197,7 +197,7 @@ class Jacobian:
     All inputs are flattened and concatenated (columns), all outputs likewise (rows):
     ``shape == (M, N)``, or ``(B, M, N)`` with ``is_batched=True`` (the first axis of
     every input and output is the batch). Index it like a tensor of that shape;
-    rows are computed on demand (one VJP each) and cached.
+    rows are computed on demand (all requested rows in one batched VJP) and cached.
 
     >>> import weft
     >>> x = weft.to_tensor([1.0, 2.0])
@@ -229,21 +229,12 @@ class Jacobian:
 
     def _init_rows(self, y_fn, xl, b, m):
         self._rows = _Rows(y_fn, xl, self._batched, m)
-        self._row_cache = {}
         n = sum(int(np.prod(x.shape[1:])) if self._batched else int(x._data.size) for x in xl)
         self._shape = (b, m, n) if self._batched else (m, n)
 
     @property
     def shape(self):
         return self._shape
-
-    def _row(self, i):
-        r = self._row_cache.get(i)
-        if r is None:
-            parts = self._rows.row(i)
-            r = parts[0] if len(parts) == 1 else concat(parts, axis=-1)
-            self._row_cache[i] = r
-        return r
 
     def __getitem__(self, idx):
         from ...autograd.functional import _expand_index  # noqa: PLC0415
@@ -254,7 +245,9 @@ class Jacobian:
         axis = 1 if self._batched else 0
         ids, comp = _row_ids(full[axis], self._rows.m, axis)
         if ids:
-            sub = stack([self._row(i) for i in ids], axis=axis)
+            # one batched pass for all missing rows, then one slice per x
+            parts = [self._rows.part(j, ids, axis) for j in range(len(self._rows.xs))]
+            sub = parts[0] if len(parts) == 1 else concat(parts, axis=-1)
         else:
             shape = list(self._shape)
             shape[axis] = 0
