@@ -16,6 +16,7 @@
 // ending at nnz, cols in range) before a data pointer is read.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <algorithm>
 #include <cmath>

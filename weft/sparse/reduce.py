@@ -103,6 +103,11 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     d = dtype_arg(dtype, op)
     if d is None and x._data.dtype in _TO_INT64:
         d = _dt.int64
+    if x._data.dtype == np.bool_:
+        # duplicates of a bool tensor merge by `or` (as in to_dense) before counting
+        from .convert import coalesce  # noqa: PLC0415
+
+        x = coalesce(x)
     v = values(x)
     if d is not None and d != v._data.dtype:
         from ..ops.cast import cast as dense_cast  # noqa: PLC0415

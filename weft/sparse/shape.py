@@ -31,11 +31,16 @@ def _index_dtype(dtype, shape):
     return dtype if max([0] + [int(s) for s in shape]) <= np.iinfo(dtype).max else np.dtype(np.int64)
 
 
-def _target_shape(shape, old, op):
-    """Resolve Paddle's ``0`` (copy that axis) and ``-1`` (infer) against ``old``."""
-    shape = int_list(shape, op, "shape")
+def _target_shape(shape, old, op, dense=()):
+    """Resolve Paddle's ``0`` (copy that axis) and ``-1`` (infer) against ``old``.
+
+    The last ``len(dense)`` entries must give the ``dense`` dims of a hybrid COO tensor
+    (a ``-1`` there stands for that dim); the sizes before them must hold as many
+    positions as the sparse part of ``old``."""
+    spec = int_list(shape, op, "shape")
     out, infer = [], None
-    for i, s in enumerate(shape):
+    nsd = len(spec) - len(dense)
+    for i, s in enumerate(spec):
         if s == 0:
             if i >= len(old):
                 raise ValueError(f"{op}: shape[{i}] = 0 copies axis {i}, but x has only "
@@ -43,21 +48,29 @@ def _target_shape(shape, old, op):
             s = old[i]
         elif s == -1:
             if infer is not None:
-                raise ValueError(f"{op}: shape {shape} has more than one -1")
+                raise ValueError(f"{op}: shape {spec} has more than one -1")
             infer = i
+            if i >= nsd >= 0:
+                s = dense[i - nsd]
         elif s < 0:
             raise ValueError(f"{op}: shape[{i}] = {s} is negative (only -1 may be)")
         out.append(int(s))
-    total = _prod(old)
-    if infer is not None:
-        rest = _prod(out[:infer] + out[infer + 1:])
+    if nsd < 1 or out[nsd:] != list(dense):
+        raise ValueError(f"{op}: x is a COO tensor of shape {list(old)} with dense dimensions "
+                         f"{list(dense)}; they must reappear unchanged at the end of the new "
+                         f"shape {spec} after at least one sparse axis")
+    total = _prod(old[:len(old) - len(dense)])
+    if infer is not None and infer < nsd:
+        rest = _prod(out[:infer] + out[infer + 1:nsd])
         if rest == 0 or total % rest:
-            raise ValueError(f"{op}: cannot infer the -1 in shape {shape} for x of shape "
-                             f"{list(old)} ({total} elements)")
+            raise ValueError(f"{op}: cannot infer the -1 in shape {spec} for x of shape "
+                             f"{list(old)} ({_prod(old)} elements)")
         out[infer] = total // rest
-    if _prod(out) != total:
-        raise ValueError(f"{op}: shape {shape} has {_prod(out)} elements but x of shape "
-                         f"{list(old)} has {total}")
+    if _prod(out[:nsd]) != total:
+        raise ValueError(f"{op}: shape {spec} has {_prod(out)} elements but x of shape "
+                         f"{list(old)} has {_prod(old)}" + (
+                             f" (sparse part: {_prod(out[:nsd])} positions, x has {total})"
+                             if dense else ""))
     return out
 
 
@@ -98,17 +111,12 @@ def reshape(x, shape, name=None):
     op = "reshape"
     x = _sparse_arg(x, op)
     old = list(x._shape)
-    new = _target_shape(shape, old, op)
     v = values(x)
     xp = K.xp_of_array(x._data)
     if isinstance(x, SparseCooTensor):
         sd = x.sparse_dim()
-        dense = old[sd:]
-        nsd = len(new) - len(dense)
-        if nsd < 1 or new[nsd:] != dense:
-            raise ValueError(f"{op}: x is a COO tensor of shape {old} with dense dimensions "
-                             f"{dense}; they must reappear unchanged at the end of the new "
-                             f"shape {new} after at least one sparse axis")
+        new = _target_shape(shape, old, op, old[sd:])
+        nsd = len(new) - (len(old) - sd)
         if _prod(new[:nsd]) >= 2 ** 63:
             raise NotImplementedError(f"{op}: sparse shapes of 2**63 or more positions are not "
                                       f"supported (new shape {new})")
@@ -118,6 +126,7 @@ def reshape(x, shape, name=None):
         idx = K.unravel(lin, new[:nsd], _index_dtype(x._indices.dtype, new[:nsd]), xp)
         # row-major positions are unchanged, so a coalesced tensor stays coalesced
         return wrap_coo(v, idx, new, x._coalesced)
+    new = _target_shape(shape, old, op)
     if len(new) not in (2, 3):
         raise ValueError(f"{op}: a CSR tensor can only be reshaped to 2-D or 3-D; got shape "
                          f"{new}")

@@ -53,6 +53,11 @@ def _native(rows, *arrays):
             and arrays[0].dtype in _NATIVE_VALUES)
 
 
+def _widen(a):
+    # half precision is computed in float32, as its exp and row sums lose too much
+    return a.astype(np.float32) if a.dtype.itemsize < 4 else a
+
+
 def _row_max(v, rows, n, xp):
     m = xp.full(n, -np.inf, dtype=v.dtype)
     if xp is np:
@@ -71,13 +76,15 @@ def _softmax_fwd(v, rows):
     if v.shape[0] == 0:
         return v.copy()
     r = rows.rows()
+    out_dtype = v.dtype
+    v = _widen(v)
     m = _row_max(v, r, rows.nrows, xp)
     # a NaN anywhere in a row poisons the whole row, as in the dense softmax
     bad = K.segment_sum(xp.isnan(v).astype(np.int32), r, rows.nrows) > 0
     m = xp.where(bad, np.nan, m).astype(v.dtype)
     e = xp.exp(v - m[r])
     s = K.segment_sum(e.astype(np.float64) if v.dtype == np.float32 else e, r, rows.nrows)
-    return (e / s[r]).astype(v.dtype, copy=False)
+    return (e / s[r]).astype(out_dtype, copy=False)
 
 
 def _softmax_bwd_fwd(y, g, rows):
@@ -87,8 +94,10 @@ def _softmax_bwd_fwd(y, g, rows):
     if y.shape[0] == 0:
         return y.copy()
     r = rows.rows()
+    out_dtype = y.dtype
+    y, g = _widen(y), _widen(g)
     s = K.segment_sum(y * g, r, rows.nrows)
-    return y * (g - s[r])
+    return (y * (g - s[r])).astype(out_dtype, copy=False)
 
 
 _SOFTMAX = Primitive("sparse_csr_softmax", _softmax_fwd)
