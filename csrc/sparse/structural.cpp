@@ -203,10 +203,13 @@ py::array csr_softmax(const py::array& crows, const py::array& values) {
       for_rows(cr, nrows, nnz, [&](std::int64_t kb, std::int64_t ke) {
         if (kb == ke) return;
         T mx = v[kb];
-        for (std::int64_t k = kb + 1; k < ke; ++k) mx = std::max(mx, v[k]);
+        bool nan = false;
+        for (std::int64_t k = kb; k < ke; ++k) {
+          mx = std::max(mx, v[k]);
+          nan |= v[k] != v[k];
+        }
         // a row holding NaN gives NaN everywhere, as the dense softmax does
-        for (std::int64_t k = kb; k < ke; ++k)
-          if (std::isnan(v[k])) mx = v[k];
+        if (nan) mx = std::numeric_limits<T>::quiet_NaN();
         A s = 0;
         for (std::int64_t k = kb; k < ke; ++k) {
           const T e = std::exp(v[k] - mx);

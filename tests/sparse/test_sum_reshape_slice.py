@@ -589,3 +589,27 @@ def test_native_slice_thread_count_independent():
     keep = (rows >= 100) & (rows < 2900) & (cols >= 50) & (cols < 1500)
     np.testing.assert_array_equal(full[2], np.nonzero(keep)[0])
     np.testing.assert_array_equal(full[1], cols[keep] - 50)
+
+
+def test_array_fallback_paths_match_native(monkeypatch):
+    """The array-module code (what GPU arrays run) gives the native results on CPU."""
+    from weft.sparse import _kernels as K
+
+    rng = np.random.default_rng(11)
+    d = rng.standard_normal((2, 5, 6)) * (rng.random((2, 5, 6)) < 0.5)
+    csr = S.cast(weft.to_tensor(d).to_sparse_csr(), index_dtype="int32")
+    coo = _coo(_coo_parts(rng, [4, 5, 3], 2, 12, np.int64), rng.standard_normal((12, 3)), [4, 5, 3])
+    ops = [lambda: S.sum(coo, axis=1), lambda: S.sum(csr, axis=[0, 2]),
+           lambda: S.sum(csr, axis=-1), lambda: S.reshape(csr, [6, 10]),
+           lambda: S.slice(csr, [1, 2], [1, -4], [4, 100]), lambda: _csr_row_softmax(csr)]
+    native = [f() for f in ops]
+    monkeypatch.setattr(K, "_HAS_NATIVE", False)
+    monkeypatch.setattr(shape_mod, "_HAS_NATIVE", False)
+    monkeypatch.setattr(softmax_mod, "_HAS_NATIVE", False)
+    for f, want in zip(ops, native):
+        got = f()
+        assert type(got) is type(want) and got.shape == want.shape
+        parts = ("indices",) if got.is_sparse_coo() else ("crows", "cols")
+        for p in parts:
+            np.testing.assert_array_equal(getattr(got, p)().numpy(), getattr(want, p)().numpy())
+        np.testing.assert_allclose(got.values().numpy(), want.values().numpy(), rtol=1e-12)

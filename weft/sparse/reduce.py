@@ -14,7 +14,8 @@ import numpy as np
 from ..core import dtype as _dt
 from ..ops._support import dtype_arg, normalize_axes
 from . import _kernels as K
-from .convert import _crows_from_rows, csr_to_coo_indices, gather_rows, scatter_rows, values
+from .convert import (_crows_from_rows, _global_crows, csr_to_coo_indices, gather_rows,
+                      scatter_rows, values)
 from .structural import _sparse_arg
 from .tensor import SparseCooTensor, wrap_coo, wrap_csr
 
@@ -28,9 +29,26 @@ def _dense_sum(v, axes, keepdim):
     return dense_sum(v, axis=list(axes), keepdim=keepdim) if axes else v
 
 
-def _coo_sum(idx, v, shape, axes, keepdim):
+def _slots(idx, kept, kshape, sorted_by, xp):
+    """Unique kept index columns (row-major) and the slot of every entry in them."""
+    nnz = idx.shape[1]
+    if kept == list(range(len(kept))) and len(kept) <= sorted_by:
+        # entries already ordered by the kept prefix: slots are runs, no sort needed
+        ksub = idx[:len(kept)]
+        new = xp.ones(nnz, dtype=bool)
+        if nnz > 1:
+            new[1:] = xp.any(ksub[:, 1:] != ksub[:, :-1], axis=0)
+        first = xp.nonzero(new)[0]
+        return xp.ascontiguousarray(ksub[:, first]), xp.cumsum(new) - 1
+    dummy = xp.zeros(nnz, dtype=np.int32)
+    uidx, _, inv = K.coalesce(xp.ascontiguousarray(idx[kept]), dummy, kshape, True)
+    return uidx, inv
+
+
+def _coo_sum(idx, v, shape, axes, keepdim, sorted_by=0):
     """Sum the values Tensor ``v`` of the COO pattern ``idx`` [sd, nnz] in ``shape``
-    over ``axes``; returns ``(indices, values, shape, coalesced)``."""
+    over ``axes``; returns ``(indices, values, shape, coalesced)``. The entries are
+    known to be in row-major order of their first ``sorted_by`` index rows."""
     xp = K.xp_of_array(idx)
     sd, nd, nnz = idx.shape[0], len(shape), idx.shape[1]
     out_shape = [1 if d in axes else s for d, s in enumerate(shape) if keepdim or d not in axes]
@@ -57,9 +75,7 @@ def _coo_sum(idx, v, shape, axes, keepdim):
         pos = xp.arange(rest[0] if nnz else 0, dtype=np.int64)
         return pos.astype(itype)[None, :], gather_rows(t, pos), rest, True
     if kept:
-        ksub = xp.ascontiguousarray(idx[kept])
-        dummy = xp.zeros(nnz, dtype=np.int32)
-        uidx, _, inv = K.coalesce(ksub, dummy, [shape[d] for d in kept], True)
+        uidx, inv = _slots(idx, kept, [shape[d] for d in kept], sorted_by, xp)
         u = uidx.shape[1]
     else:
         u = 1 if nnz else 0
@@ -72,6 +88,22 @@ def _coo_sum(idx, v, shape, axes, keepdim):
     for j, d in enumerate(kept):
         out[d] = uidx[j]
     return out, vals, out_shape, True
+
+
+def _csr_row_sum(x, v):
+    """``sum(x, axis=-1)`` of CSR ``x``: one entry per non-empty row, read off crows."""
+    xp = K.xp_of_array(x._crows)
+    shape = x._shape
+    b, m = (1, shape[0]) if len(shape) == 2 else shape[:2]
+    glob = x._crows if len(shape) == 2 else _global_crows(x._crows, b, m, xp)
+    counts = xp.diff(glob.astype(np.int64))
+    full = counts > 0
+    u = int(full.sum())
+    slot = xp.repeat(xp.arange(u, dtype=np.int64), counts[full])
+    crows = xp.zeros((b, m + 1), dtype=np.int64)
+    crows[:, 1:] = xp.cumsum(full.reshape(b, m), axis=1)
+    return wrap_csr(scatter_rows(v, slot, u), crows.reshape(-1).astype(x._crows.dtype),
+                    xp.zeros(u, dtype=x._cols.dtype), list(shape[:-1]) + [1])
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
@@ -114,14 +146,18 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
 
         v = dense_cast(v, d)
     if isinstance(x, SparseCooTensor):
-        idx, vals, shape, coalesced = _coo_sum(x._indices, v, x._shape, axes, bool(keepdim))
+        idx, vals, shape, coalesced = _coo_sum(x._indices, v, x._shape, axes, bool(keepdim),
+                                               x.sparse_dim() if x._coalesced else 0)
         return wrap_coo(vals, idx, shape, x._coalesced if coalesced is None else coalesced)
     if len(axes) == nd and not keepdim:
         xp = K.xp_of_array(x._crows)
         one = xp.ones(1, dtype=x._crows.dtype)
         total = _dense_sum(scatter_rows(v, xp.zeros(x.nnz(), dtype=np.int64), 1), (), False)
         return wrap_csr(total, xp.concatenate([one * 0, one]), one * 0, [1, 1])
-    idx, vals, shape, _ = _coo_sum(csr_to_coo_indices(x), v, x._shape, axes, True)
+    if axes == (nd - 1,):
+        return _csr_row_sum(x, v)
+    # CSR entries are in (batch, row) order whatever the column order
+    idx, vals, shape, _ = _coo_sum(csr_to_coo_indices(x), v, x._shape, axes, True, nd - 1)
     xp = K.xp_of_array(idx)
     batch = idx[0] if nd == 3 else None
     crows = _crows_from_rows(idx[-2], batch, shape, x._crows.dtype, xp)
