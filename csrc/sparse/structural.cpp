@@ -70,7 +70,8 @@ std::vector<std::int64_t> check_block_crows(const index_t* cr, std::int64_t nblo
                 "pointers start at 0)");
   if (bad >= 0)
     value_error(op, "crows must be non-decreasing within each batch, but crows[", bad, "] = ",
-                static_cast<std::int64_t>(cr[bad]), " < crows[", bad - 1, "] = ", static_cast<std::int64_t>(cr[bad - 1]));
+                static_cast<std::int64_t>(cr[bad]), " < crows[", bad - 1, "] = ",
+                static_cast<std::int64_t>(cr[bad - 1]));
   if (off.back() != nnz)
     value_error(op, "the row pointers describe ", off.back(), " stored entries but ", what, " has ", nnz);
   return off;
@@ -131,7 +132,7 @@ py::tuple csr_slice(const py::array& crows, const py::array& cols, const std::ve
           start[static_cast<std::size_t>(o) + 1] = n;
         }
       });
-      for (std::int64_t o = 0; o < nout; ++o) start[static_cast<std::size_t>(o) + 1] += start[static_cast<std::size_t>(o)];
+      for (std::size_t o = 0; o < static_cast<std::size_t>(nout); ++o) start[o + 1] += start[o];
     }
     const std::int64_t kept = start.back();
     py::array_t<index_t> out_crows(std::vector<py::ssize_t>{nb * (nr + 1)});

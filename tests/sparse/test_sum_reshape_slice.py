@@ -1,5 +1,6 @@
-"""weft.sparse.sum / reshape / slice and the private CSR row softmax (api-sparse.md §3.2, §4, §6),
-checked against dense numpy, with masked gradients and the native kernels' argument checks."""
+"""weft.sparse.sum / reshape / slice and the private CSR row softmax (api-sparse.md §3.2,
+§4, §6), checked against dense numpy, with masked gradients and the native kernels'
+argument checks."""
 import numpy as np
 import pytest
 from hypothesis import given
@@ -66,7 +67,8 @@ def csr_cases(draw):
     nd = draw(st.integers(2, 3))
     shape = draw(st.lists(st.integers(0, 5), min_size=nd, max_size=nd))
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 16)))
-    dense = rng.standard_normal(shape) * (rng.random(shape) < draw(st.sampled_from([0.0, 0.3, 0.7])))
+    density = draw(st.sampled_from([0.0, 0.3, 0.7]))
+    dense = rng.standard_normal(shape) * (rng.random(shape) < density)
     dt = draw(st.sampled_from(["float32", "float64", "complex128", "int64"]))
     if np.dtype(dt).kind == "c":
         dense = dense + 1j * dense[..., ::-1]
@@ -280,7 +282,7 @@ def test_csr_reshape_unsorted_input_is_canonicalised_and_rank_checked():
 # slice
 
 
-def _windows(rng, shape, data):
+def _windows(shape, data):
     axes = data.draw(st.lists(st.integers(-len(shape), len(shape) - 1), min_size=1,
                               max_size=len(shape), unique_by=lambda a: a % len(shape)))
     starts, ends = [], []
@@ -310,7 +312,7 @@ def _np_slice(dense, axes, starts, ends):
 @given(coo_cases(), st.data())
 def test_coo_slice_matches_numpy(case, data):
     idx, vals, shape, rng = case
-    axes, starts, ends = _windows(rng, shape, data)
+    axes, starts, ends = _windows(shape, data)
     x = _coo(idx, vals, shape)
     out = S.slice(x, axes, starts, ends)
     ref = _np_slice(_dense_of_coo(idx, vals, shape), axes, starts, ends)
@@ -322,7 +324,7 @@ def test_coo_slice_matches_numpy(case, data):
 @given(csr_cases(), st.data())
 def test_csr_slice_matches_numpy(case, data):
     x, dense = case
-    axes, starts, ends = _windows(None, list(dense.shape), data)
+    axes, starts, ends = _windows(list(dense.shape), data)
     out = S.slice(x, axes, starts, ends)
     ref = _np_slice(dense, axes, starts, ends)
     assert out.is_sparse_csr() and out.shape == list(ref.shape)
@@ -389,9 +391,6 @@ def _grad_csr(batched=False, complex_=False):
     return x
 
 
-W = None
-
-
 def _weighted(out):
     """A smooth non-linear function of the dense form of ``out``."""
     d = out.to_dense()
@@ -436,7 +435,8 @@ def test_sum_gradient_is_ones_on_pattern():
     y = S.slice(c, [0], [1], [3])
     (y.values() * 2.0).sum().backward()
     rows = S.to_sparse_coo(c).indices().numpy()[0]
-    np.testing.assert_array_equal(c.grad.values().numpy(), np.where((rows >= 1) & (rows < 3), 2.0, 0.0))
+    want = np.where((rows >= 1) & (rows < 3), 2.0, 0.0)
+    np.testing.assert_array_equal(c.grad.values().numpy(), want)
 
 
 # ----------------------------------------------------------------------------------
@@ -458,7 +458,8 @@ def test_row_softmax_matches_loop(case, dt):
     x, dense = case
     if dense.dtype.kind == "c":
         dense = dense.real
-    x = weft.to_tensor((dense * 30).astype(dt)).to_sparse_csr()  # large values: needs max subtraction
+    # large values: exp overflows without the max subtraction
+    x = weft.to_tensor((dense * 30).astype(dt)).to_sparse_csr()
     y = _csr_row_softmax(x)
     assert y.dtype == np.dtype(dt)
     crows = x.crows().numpy().astype(np.int64)

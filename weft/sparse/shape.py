@@ -28,7 +28,8 @@ _INT32_MAX = 2 ** 31 - 1
 
 def _index_dtype(dtype, shape):
     """``dtype`` unless some axis of ``shape`` does not fit it (then int64)."""
-    return dtype if max([0] + [int(s) for s in shape]) <= np.iinfo(dtype).max else np.dtype(np.int64)
+    fits = max([0] + [int(s) for s in shape]) <= np.iinfo(dtype).max
+    return dtype if fits else np.dtype(np.int64)
 
 
 def _target_shape(shape, old, op, dense=()):
