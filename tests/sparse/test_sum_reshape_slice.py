@@ -614,3 +614,63 @@ def test_array_fallback_paths_match_native(monkeypatch):
         for p in parts:
             np.testing.assert_array_equal(getattr(got, p)().numpy(), getattr(want, p)().numpy())
         np.testing.assert_allclose(got.values().numpy(), want.values().numpy(), rtol=1e-12)
+
+
+@st.composite
+def raw_csr_cases(draw):
+    """CSR built directly: columns unsorted inside rows, duplicates allowed."""
+    nd = draw(st.integers(2, 3))
+    shape = draw(st.lists(st.integers(1, 4), min_size=nd, max_size=nd))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 16)))
+    b, m, n = ([1] + shape)[-3:]
+    counts = rng.integers(0, 4, (b, m))
+    crows = np.concatenate([np.concatenate([[0], np.cumsum(c)]) for c in counts])
+    nnz = int(counts.sum())
+    cols = rng.integers(0, n, nnz)
+    vals = rng.standard_normal(nnz)
+    idt = draw(st.sampled_from([np.int32, np.int64]))
+    x = S.sparse_csr_tensor(crows.astype(idt), cols.astype(idt), vals, shape)
+    rows = np.concatenate([np.repeat(np.arange(m), c) for c in counts])
+    batch = np.repeat(np.arange(b), counts.sum(axis=1))
+    dense = np.zeros((b, m, n))
+    np.add.at(dense, (batch, rows, cols), vals)
+    return x, dense.reshape(shape)
+
+
+def _assert_canonical(out):
+    b, m = ([1] + out.shape)[-3:-1]
+    cr = out.crows().numpy().reshape(b, m + 1)
+    cols = out.cols().numpy()
+    off = np.concatenate([[0], np.cumsum(cr[:, -1])])
+    for i in range(b):
+        for r in range(m):
+            seg = cols[off[i] + cr[i, r]:off[i] + cr[i, r + 1]]
+            assert (np.diff(seg) > 0).all(), f"row {r} of batch {i} is not canonical: {seg}"
+
+
+@given(raw_csr_cases(), st.data())
+def test_unsorted_csr_inputs_give_canonical_outputs(case, data):
+    x, dense = case
+    nd = x.ndim
+    axis = data.draw(st.sampled_from([-1, 0, 1, [0, nd - 1]]))
+    s = S.sum(x, axis=axis)
+    ax = tuple(a % nd for a in (axis if isinstance(axis, list) else [axis]))
+    np.testing.assert_allclose(s.to_dense().numpy(), dense.sum(axis=ax, keepdims=True))
+    axes, starts, ends = _windows(list(dense.shape), data)
+    sl = S.slice(x, axes, starts, ends)
+    np.testing.assert_allclose(sl.to_dense().numpy(), _np_slice(dense, axes, starts, ends))
+    r = S.reshape(x, [dense.size // dense.shape[-1], dense.shape[-1]][::-1])
+    np.testing.assert_allclose(r.to_dense().numpy(), dense.reshape(r.shape))
+    for out in (s, sl, r):
+        assert out.crows().dtype == x.crows().dtype
+        _assert_canonical(out)
+
+
+def test_single_batch_csr_has_three_index_rows():
+    """A [1, M, N] CSR tensor keeps its batch index when turned into COO indices."""
+    d = np.arange(4.0).reshape(1, 2, 2)
+    x = weft.to_tensor(d).to_sparse_csr()
+    c = S.to_sparse_coo(x)
+    assert c.sparse_dim() == 3 and c.indices().numpy().tolist() == [[0, 0, 0], [0, 1, 1], [1, 0, 1]]
+    np.testing.assert_array_equal(S.sum(x, axis=[0, 2]).to_dense().numpy(),
+                                  d.sum(axis=(0, 2), keepdims=True))

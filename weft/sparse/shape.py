@@ -132,7 +132,7 @@ def reshape(x, shape, name=None):
         raise ValueError(f"{op}: a CSR tensor can only be reshaped to 2-D or 3-D; got shape "
                          f"{new}")
     if new == old:
-        return x
+        return _canonical_csr(x, new)
     lin = csr_linear(x)
     idx = K.unravel(lin, new, _index_dtype(x._cols.dtype, new + [x.nnz()]), xp)
     n = lin.shape[0]
