@@ -110,6 +110,7 @@ py::tuple csr_slice(const py::array& crows, const py::array& cols, const std::ve
     const auto off = check_block_crows(cr, B, M, nnz, op);
     check_index_range(cl, nnz, N, op, "cols", "the columns of the tensor");
     const std::int64_t nout = nb * nr;
+    const bool all_cols = c0 == 0 && c1 == N;
     std::vector<std::int64_t> start(static_cast<std::size_t>(nout) + 1, 0);
     // input entry range [kb, ke) of output row o
     auto range = [&](std::int64_t o, std::int64_t& kb, std::int64_t& ke) {
@@ -125,6 +126,10 @@ py::tuple csr_slice(const py::array& crows, const py::array& cols, const std::ve
         for (std::int64_t o = ob; o < oe; ++o) {
           std::int64_t kb, ke, n = 0;
           range(o, kb, ke);
+          if (all_cols) {  // a row window only: every entry of the row is kept
+            start[static_cast<std::size_t>(o) + 1] = ke - kb;
+            continue;
+          }
           for (std::int64_t k = kb; k < ke; ++k) {
             const std::int64_t c = static_cast<std::int64_t>(cl[k]);
             n += (c >= c0) & (c < c1);

@@ -235,6 +235,11 @@ def test_reshape_zero_copies_axis_and_input_alias():
     y = S.reshape(input=x, shape=[0, 4, 2])
     assert y.shape == [2, 4, 2] and y.sparse_dim() == 2
     np.testing.assert_array_equal(y.to_dense().numpy(), x.to_dense().numpy().reshape(2, 4, 2))
+    h = _coo([[0, 1], [1, 1]], np.array([[1.0, 2.0], [3.0, 4.0]]), [2, 2, 2])  # [2, 2 | 2]
+    for spec, want in (([4, 2], [4, 2]), ([4, 1, 2], [4, 1, 2]), ([4, -1], [4, 2])):
+        r = S.reshape(h, spec)
+        assert r.shape == want and r.dense_dim() == 1
+        np.testing.assert_array_equal(r.to_dense().numpy(), h.to_dense().numpy().reshape(want))
     with pytest.raises(ValueError, match="dense dimensions"):
         S.reshape(x, [4, 4])
     with pytest.raises(ValueError, match="elements"):
