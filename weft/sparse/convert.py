@@ -145,6 +145,8 @@ def csr_linear(x):
 def csr_to_coo_indices(x):
     batch, rows, cols = csr_components(x)
     xp = K.xp_of_array(cols)
+    if batch is None and len(x._shape) == 3:  # one batch: csr_components leaves it implicit
+        batch = xp.zeros_like(cols)
     parts = [rows.astype(cols.dtype), cols] if batch is None else \
         [batch.astype(cols.dtype), rows.astype(cols.dtype), cols]
     return xp.ascontiguousarray(xp.stack(parts))

@@ -14,6 +14,7 @@ from ..core.tensor import Tensor
 from . import _kernels as K
 from .convert import (_merge_values, _want_inverse, coo_linear, csr_linear, csr_to_coo_indices,
                       gather_rows, values)
+from .softmax import csr_row_softmax as _csr_row_softmax  # noqa: F401  (for sparse.nn)
 from .tensor import SparseCooTensor, UnsupportedDtypeError, _SparseBase, wrap_coo, wrap_csr
 
 _CAST_INDEX = tuple(np.dtype(d) for d in ("int8", "int16", "int32", "int64", "uint8"))
