@@ -256,8 +256,8 @@ class SAGEConv(Layer):
         root_weight: add the ``x[d] W_r`` term (default True).
         bias: add ``b`` ``[out_features]`` (zeros).
 
-    For sum/mean the projection runs first (``agg(x) W == agg(x W)``), so a sparse
-    ``x`` works; ``'max'`` needs a dense ``x``.
+    For sum/mean, ``agg(x) W == agg(x W)``: a sparse ``x`` is projected first, a dense
+    one in whichever order costs fewer operations; ``'max'`` needs a dense ``x``.
 
     ``forward(x, edge_index)``: ``x`` is ``[N, F]``, or a pair ``(x_src, x_dst)`` for a
     bipartite block (a sampled mini-batch layer): source ids of ``edge_index`` index
@@ -311,12 +311,23 @@ class SAGEConv(Layer):
             key = xp_of(dst).unique(dst._data * n_src + src._data)
             src, dst = Tensor._wrap(key % n_src), Tensor._wrap(key // n_src)
             out = send_u_recv(x_src, src, dst, "max", out_size=n).matmul(self.weight)
+        elif type(x_src) is Tensor and self._aggregate_first(n_src, n, src._data.shape[0]):
+            _project(x_src[:0], self.weight, op)
+            out = send_u_recv(x_src, src, dst, self.aggr, out_size=n).matmul(self.weight)
         else:
             out = send_u_recv(_project(x_src, self.weight, op), src, dst, self.aggr,
                               out_size=n)
         if self.root is not None:
             out = out + _project(x_dst, self.root, op)
         return out if self.bias is None else out + self.bias
+
+    def _aggregate_first(self, n_src, n_dst, e):
+        """Whether ``agg(x) W`` is cheaper than ``agg(x W)`` (equal for sum and mean):
+        the first multiplies only the destination rows but moves ``in_features`` per
+        edge, the second multiplies every source row and moves ``out_features`` per
+        edge. On a sampled block the sources far outnumber the destinations."""
+        fi, fo = self.in_features, self.out_features
+        return n_dst * fi * fo + e * fi < n_src * fi * fo + e * fo
 
     def extra_repr(self):
         return f"{self.in_features}, {self.out_features}, aggr={self.aggr}"
