@@ -2,7 +2,7 @@
 graph, and full-batch on Cora.
 
     python -m weft.examples.graphsage [--dataset both|synthetic|cora]
-        [--nodes 200000] [--edges 4000000] [--features 32] [--classes 8]
+        [--nodes 200000] [--edges 4000000] [--features 8] [--classes 8]
         [--batch-size 1024] [--fanout 25,10] [--epochs 5] [--steps-per-epoch 20]
         [--eval-nodes 4096] [--hidden 64] [--lr 0.01] [--seed 0]
         [--cora-epochs 200] [--dropout 0.5]
@@ -69,7 +69,7 @@ def build_parser():
     a("--nodes", type=positive_int, default=200_000, help="synthetic nodes (default 200000)")
     a("--edges", type=_nonnegative_int, default=4_000_000,
       help="synthetic edges (default 4000000)")
-    a("--features", type=positive_int, default=32, help="synthetic features (default 32)")
+    a("--features", type=positive_int, default=8, help="synthetic features (default 8)")
     a("--classes", type=positive_int, default=8, help="synthetic classes (default 8)")
     a("--batch-size", type=positive_int, default=1024, help="seeds per batch (default 1024)")
     a("--fanout", type=_fanout, default=[25, 10],
@@ -153,8 +153,8 @@ def sample_blocks(row, colptr, seeds, fanout):
     >>> from weft.examples.graphsage import sample_blocks
     >>> g = weft.datasets.synthetic_graph(50, 300, 4, 2, seed=0)
     >>> nodes, blocks, sizes = sample_blocks(g.row, g.colptr, weft.to_tensor([0, 1]), [3, 2])
-    >>> [n_dst for _, n_dst in blocks], int(nodes.shape[0]) == sizes[-1][0]
-    ([..., 2], True)
+    >>> len(blocks), blocks[-1][1], blocks[0][1] == sizes[0][0], nodes.shape[0] == sizes[1][0]
+    (2, 2, True, True)
     """
     nodes = seeds
     blocks, sizes = [], []
