@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import warnings
 
 import numpy as np
 
@@ -243,6 +244,8 @@ def bench_gcn(rep, quick):
     makers = {"weft": lambda: _weft_gcn(data)}
     torch = optional_import("torch")
     if torch is not None:
+        # torch flags its CSR support as beta and its invariant checks as off
+        warnings.filterwarnings("ignore", message="Sparse (CSR tensor support|invariant)")
         makers["torch"] = lambda: _torch_gcn(torch, a, sparse_x=False)
         makers["torch spX"] = lambda: _torch_gcn(torch, a, sparse_x=True)
         pyg = optional_import("torch_geometric")

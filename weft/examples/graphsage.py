@@ -56,7 +56,13 @@ def _fanout(text):
 
 
 def _nonnegative_int(text):
-    return 0 if text.strip() == "0" else positive_int(text)
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {v}")
+    return v
 
 
 def build_parser():
