@@ -1,6 +1,6 @@
 """``python -m benchmarks <area> [--quick] [--json PATH]``: weft against its peers.
 
-Areas: core, autograd, nn, sparse, geometric. Each prints a table of medians with ratios and writes
+Areas: core, autograd, nn, sparse, geometric, gnn. Each prints a table of medians with ratios and writes
 ``benchmarks/results/<area>.json``.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-AREAS = ["core", "autograd", "nn", "sparse", "geometric"]
+AREAS = ["core", "autograd", "nn", "sparse", "geometric", "gnn"]
 
 
 def main(argv=None):

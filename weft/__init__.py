@@ -4,8 +4,17 @@ The top level follows PaddlePaddle 3.x, so ``import weft as paddle`` runs
 Paddle-style code.
 """
 import importlib as _importlib
+import os as _os
 
-import numpy as _np
+# Idle OpenMP workers of the native kernels sleep instead of spinning (the libgomp
+# default spins for a while after every parallel region). Between kernels the main
+# thread runs Python and numpy's BLAS runs its own threads: spinning workers take
+# their cores, which on a small or busy machine made a GCN epoch 4x slower at the
+# default thread count than on one thread. Read when the OpenMP runtime loads, so it
+# is set before the extension is imported; an explicit setting is kept.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as _np  # noqa: E402
 
 from . import autograd, ops, sparse
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled

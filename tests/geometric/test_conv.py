@@ -104,6 +104,42 @@ def test_sage_matches_dense(aggr, root_weight):
                                    atol=1e-12)
 
 
+@pytest.mark.parametrize("aggr", ["mean", "sum", "max"])
+@pytest.mark.parametrize("fo", [2, 9])
+def test_sage_bipartite_matches_dense(aggr, fo):
+    """A sampled block: 9 source nodes, 4 destinations, a repeated edge and a
+    destination without in-edges. With 2 outputs the layer projects before
+    aggregating, with 9 it aggregates first: both orders are checked, with gradients."""
+    rng = np.random.default_rng(7)
+    ns, nd = 9, 4
+    src = np.concatenate([rng.integers(0, ns, 20), [8, 8]])
+    dst = np.concatenate([rng.integers(0, nd - 1, 20), [1, 1]])
+    ei = weft.to_tensor(np.stack([src, dst]))
+    xs, xd = rng.normal(size=(ns, 5)), rng.normal(size=(nd, 5))
+    conv = _randomize(SAGEConv(5, fo, aggr=aggr).double(), 3)
+    assert conv._aggregate_first(ns, nd, len(src)) == (fo == 9)
+    got = conv((weft.to_tensor(xs), weft.to_tensor(xd)), ei).numpy()
+    a = np.zeros((nd, ns))
+    np.add.at(a, (dst, src), 1.0)
+    if aggr == "max":
+        agg = np.stack([xs[a[d] > 0].max(0) if a[d].any() else np.zeros(5) for d in range(nd)])
+    else:
+        agg = a @ xs / (np.maximum(a.sum(1, keepdims=True), 1) if aggr == "mean" else 1)
+    p = _params(conv)
+    want = agg @ p["weight"] + p["bias"] + xd @ p["root"]
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    ts = weft.to_tensor(xs, stop_gradient=False)
+    td = weft.to_tensor(xd, stop_gradient=False)
+    assert gradcheck(lambda u, v: conv((u, v), ei), [ts, td])
+    with pytest.raises(IndexError, match="SAGEConv: edge_index holds destination id 4, out "
+                                         "of range for 4 destination nodes"):
+        conv((weft.to_tensor(xs), weft.to_tensor(xd)), weft.to_tensor([[0, 8], [4, 0]]))
+    with pytest.raises(IndexError, match="SAGEConv: edge_index holds source id 9"):
+        conv((weft.to_tensor(xs), weft.to_tensor(xd)), weft.to_tensor([[9], [0]]))
+    with pytest.raises(ValueError, match=r"SAGEConv: x must be a tensor or a pair"):
+        conv((weft.to_tensor(xs),) * 3, ei)
+
+
 @pytest.mark.parametrize("heads,concat", [(1, True), (3, True), (2, False)])
 @pytest.mark.parametrize("self_loops", [True, False])
 def test_gat_matches_dense(heads, concat, self_loops):

@@ -19,7 +19,6 @@ the same pattern: the same distribution as dense dropout, at the cost of the non
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 import numpy as np
@@ -28,51 +27,10 @@ import weft
 from weft.geometric.nn import GCNConv
 from weft.nn import functional as F
 
+from ._common import (Progress, nonnegative_float, positive_float, positive_int,
+                      probability)
+
 _EARLY_STOP_WINDOW = 10
-
-
-# ---------------------------------------------------------------------------------
-# argument types: argparse turns an ArgumentTypeError into "argument --x: <message>"
-
-def _positive_int(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
-    return v
-
-
-def _float(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not np.isfinite(v):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
-    return v
-
-
-def _positive_float(text):
-    v = _float(text)
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {v:g}")
-    return v
-
-
-def _nonnegative_float(text):
-    v = _float(text)
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {v:g}")
-    return v
-
-
-def _probability(text):
-    v = _float(text)
-    if not 0 <= v < 1:
-        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1), got {v:g}")
-    return v
 
 
 def build_parser():
@@ -80,16 +38,16 @@ def build_parser():
                                 description=__doc__.splitlines()[0])
     p.add_argument("--dataset", choices=("cora", "citeseer"), default="cora",
                    help="Planetoid graph (default cora)")
-    p.add_argument("--epochs", type=_positive_int, default=200,
+    p.add_argument("--epochs", type=positive_int, default=200,
                    help="maximum epochs per run (default 200)")
-    p.add_argument("--seeds", type=_positive_int, default=10,
+    p.add_argument("--seeds", type=positive_int, default=10,
                    help="number of runs, with seeds 0..n-1 (default 10)")
-    p.add_argument("--hidden", type=_positive_int, default=16, help="hidden units (default 16)")
-    p.add_argument("--lr", type=_positive_float, default=0.01,
+    p.add_argument("--hidden", type=positive_int, default=16, help="hidden units (default 16)")
+    p.add_argument("--lr", type=positive_float, default=0.01,
                    help="Adam learning rate (default 0.01)")
-    p.add_argument("--weight-decay", type=_nonnegative_float, default=5e-4,
+    p.add_argument("--weight-decay", type=nonnegative_float, default=5e-4,
                    help="L2 weight decay of the first layer (default 5e-4)")
-    p.add_argument("--dropout", type=_probability, default=0.5,
+    p.add_argument("--dropout", type=probability, default=0.5,
                    help="dropout probability in [0, 1) (default 0.5)")
     return p
 
@@ -146,34 +104,6 @@ class GCN(weft.nn.Layer):
 # ---------------------------------------------------------------------------------
 # training
 
-class Progress:
-    """A one-line text bar on stderr, redrawn only on a terminal; elsewhere a single
-    summary line per run (no escape codes in logs)."""
-
-    def __init__(self, title, total, stream=None):
-        self.title, self.total = title, total
-        self.stream = sys.stderr if stream is None else stream
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.text = ""
-
-    def _line(self, i, loss, acc):
-        width = 20
-        filled = width * i // self.total
-        return (f"{self.title} [{'#' * filled}{'.' * (width - filled)}] epoch "
-                f"{i}/{self.total}  train loss {loss:.4f}  val acc {100 * acc:.2f}%")
-
-    def update(self, i, loss, acc):
-        self.text = self._line(i, loss, acc)
-        if self.tty:
-            self.stream.write("\r" + self.text + "\033[K")
-            self.stream.flush()
-
-    def close(self, note=""):
-        line = self.text + (f"  {note}" if note else "")
-        self.stream.write(("\r" + line + "\033[K\n") if self.tty else line + "\n")
-        self.stream.flush()
-
-
 def _accuracy(logits, y, index):
     pred = logits[index].argmax(axis=-1)
     return float((pred == y[index]).astype("float32").mean().item())
@@ -209,7 +139,7 @@ def run(data, x, seed, args):
             val_loss = (F.cross_entropy(logits[va], y[va]).item()
                         + 0.5 * args.weight_decay * float((w * w).sum().item()))
             val_acc = _accuracy(logits, y, va)
-        bar.update(epoch, loss.item(), val_acc)
+        bar.update(epoch, f"train loss {loss.item():.4f}  val acc {100 * val_acc:.2f}%")
         val_losses.append(val_loss)
         if (epoch > _EARLY_STOP_WINDOW
                 and val_loss > np.mean(val_losses[-_EARLY_STOP_WINDOW - 1:-1])):

@@ -26,8 +26,9 @@ from ...sparse.tensor import SparseCooTensor, SparseCsrTensor
 from ..message_passing import send_u_recv, send_ue_recv, send_uv
 
 
-def _edge_index_arg(edge_index, num_nodes, op):
-    """(src, dst) int64 Tensors of a [2, E] edge_index whose ids are in [0, num_nodes)."""
+def _edge_index_arg(edge_index, num_nodes, op, num_dst=None):
+    """(src, dst) int64 Tensors of a [2, E] edge_index whose source ids are in
+    [0, num_nodes) and destination ids in [0, num_dst) (default num_nodes)."""
     if not isinstance(edge_index, Tensor) or type(edge_index) is not Tensor:
         raise TypeError(f"{op}: edge_index must be a dense int Tensor [2, E], got "
                         f"{type(edge_index).__name__}")
@@ -36,12 +37,17 @@ def _edge_index_arg(edge_index, num_nodes, op):
         raise TypeError(f"{op}: edge_index must be int32 or int64, got {d.dtype.name}")
     if d.ndim != 2 or d.shape[0] != 2:
         raise ValueError(f"{op}: edge_index must have shape [2, E], got {list(d.shape)}")
-    if d.shape[1]:
-        lo, hi = int(d.min()), int(d.max())
-        if lo < 0 or hi >= num_nodes:
+    if num_dst is None:
+        checks = ((d, num_nodes, "node id", "nodes"),)
+    else:
+        checks = ((d[0], num_nodes, "source id", "source nodes"),
+                  (d[1], num_dst, "destination id", "destination nodes"))
+    for part, bound, what, of in (checks if d.shape[1] else ()):
+        lo, hi = int(part.min()), int(part.max())
+        if lo < 0 or hi >= bound:
             bad = lo if lo < 0 else hi
-            raise IndexError(f"{op}: edge_index holds node id {bad}, out of range for "
-                             f"{num_nodes} nodes")
+            raise IndexError(f"{op}: edge_index holds {what} {bad}, out of range for "
+                             f"{bound} {of}")
     d = d.astype(np.int64, copy=False)
     return Tensor._wrap(d[0].copy()), Tensor._wrap(d[1].copy())
 
@@ -250,13 +256,20 @@ class SAGEConv(Layer):
         root_weight: add the ``x[d] W_r`` term (default True).
         bias: add ``b`` ``[out_features]`` (zeros).
 
-    For sum/mean the projection runs first (``agg(x) W == agg(x W)``), so a sparse
-    ``x`` works; ``'max'`` needs a dense ``x``.
+    For sum/mean, ``agg(x) W == agg(x W)``: a sparse ``x`` is projected first, a dense
+    one in whichever order costs fewer operations; ``'max'`` needs a dense ``x``.
+
+    ``forward(x, edge_index)``: ``x`` is ``[N, F]``, or a pair ``(x_src, x_dst)`` for a
+    bipartite block (a sampled mini-batch layer): source ids of ``edge_index`` index
+    ``x_src``, destination ids index ``x_dst``, and the output has ``x_dst``'s rows.
 
     >>> import weft
     >>> conv = weft.geometric.nn.SAGEConv(4, 2, aggr="max")
     >>> conv(weft.ones([3, 4]), weft.to_tensor([[0, 1], [1, 2]])).shape
     [3, 2]
+    >>> h = weft.ones([5, 4])      # 5 sampled nodes, the first 2 are the targets
+    >>> conv((h, h[:2]), weft.to_tensor([[2, 3, 4], [0, 0, 1]])).shape
+    [2, 2]
     """
 
     def __init__(self, in_features, out_features, aggr="mean", root_weight=True, bias=True,
@@ -278,22 +291,43 @@ class SAGEConv(Layer):
 
     def forward(self, x, edge_index):
         op = "SAGEConv"
-        n = _num_nodes(x, op)
-        src, dst = _edge_index_arg(edge_index, n, op)
+        if isinstance(x, (tuple, list)):
+            if len(x) != 2:
+                raise ValueError(f"{op}: x must be a tensor or a pair (x_src, x_dst), got "
+                                 f"a sequence of {len(x)}")
+            x_src, x_dst = x
+        else:
+            x_src = x_dst = x
+        n_src = _num_nodes(x_src, op)
+        n = n_src if x_dst is x_src else _num_nodes(x_dst, op)
+        src, dst = _edge_index_arg(edge_index, n_src, op, None if x_dst is x_src else n)
         if self.aggr == "max":
-            if not type(x) is Tensor:
-                raise TypeError(f"{op}: aggr='max' needs a dense x, got {type(x).__name__}")
-            _project(x[:0], self.weight, op)   # the feature-count check, on no rows
+            if not type(x_src) is Tensor:
+                raise TypeError(f"{op}: aggr='max' needs a dense x, got "
+                                f"{type(x_src).__name__}")
+            _project(x_src[:0], self.weight, op)   # the feature-count check, on no rows
             # a repeated edge would get the full gradient once per copy (send_u_recv's
             # tie rule); the maximum ignores repeats, so drop them
-            key = xp_of(dst).unique(dst._data * n + src._data)
-            src, dst = Tensor._wrap(key % n), Tensor._wrap(key // n)
-            out = send_u_recv(x, src, dst, "max", out_size=n).matmul(self.weight)
+            key = xp_of(dst).unique(dst._data * n_src + src._data)
+            src, dst = Tensor._wrap(key % n_src), Tensor._wrap(key // n_src)
+            out = send_u_recv(x_src, src, dst, "max", out_size=n).matmul(self.weight)
+        elif type(x_src) is Tensor and self._aggregate_first(n_src, n, src._data.shape[0]):
+            _project(x_src[:0], self.weight, op)
+            out = send_u_recv(x_src, src, dst, self.aggr, out_size=n).matmul(self.weight)
         else:
-            out = send_u_recv(_project(x, self.weight, op), src, dst, self.aggr, out_size=n)
+            out = send_u_recv(_project(x_src, self.weight, op), src, dst, self.aggr,
+                              out_size=n)
         if self.root is not None:
-            out = out + _project(x, self.root, op)
+            out = out + _project(x_dst, self.root, op)
         return out if self.bias is None else out + self.bias
+
+    def _aggregate_first(self, n_src, n_dst, e):
+        """Whether ``agg(x) W`` is cheaper than ``agg(x W)`` (equal for sum and mean):
+        the first multiplies only the destination rows but moves ``in_features`` per
+        edge, the second multiplies every source row and moves ``out_features`` per
+        edge. On a sampled block the sources far outnumber the destinations."""
+        fi, fo = self.in_features, self.out_features
+        return n_dst * fi * fo + e * fi < n_src * fi * fo + e * fo
 
     def extra_repr(self):
         return f"{self.in_features}, {self.out_features}, aggr={self.aggr}"
