@@ -6,13 +6,23 @@ Paddle-style code.
 import importlib as _importlib
 import os as _os
 
-# Idle OpenMP workers of the native kernels sleep instead of spinning (the libgomp
-# default spins for a while after every parallel region). Between kernels the main
+# Idle OpenMP workers of the native kernels sleep instead of spinning (libgomp spins
+# for a while after every parallel region by default). Between kernels the main
 # thread runs Python and numpy's BLAS runs its own threads: spinning workers take
 # their cores, which on a small or busy machine made a GCN epoch 4x slower at the
-# default thread count than on one thread. Read when the OpenMP runtime loads, so it
-# is set before the extension is imported; an explicit setting is kept.
-_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# default thread count than on one thread. The runtime reads the policy once, when
+# the extension loads it, so the variable is set only around that import: the
+# process environment (child processes, other OpenMP runtimes) is left as the user
+# had it, and an explicit setting is kept.
+_policy_given = "OMP_WAIT_POLICY" in _os.environ
+if not _policy_given:
+    _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+try:
+    from . import _C  # noqa: E402, F401
+finally:
+    if not _policy_given:
+        del _os.environ["OMP_WAIT_POLICY"]
+del _policy_given
 
 import numpy as _np  # noqa: E402
 
