@@ -10,16 +10,23 @@ native CPU kernels live in csrc/sparse/.
 >>> x.nnz(), x.to_sparse_csr().cols().tolist()
 (2, [1, 0])
 """
+from .binary import add, divide, install_elementwise_methods, multiply, prune, subtract
 from .convert import coalesce, install_tensor_methods, to_dense, to_sparse_coo, to_sparse_csr
 from .creation import from_scipy, sparse_coo_tensor, sparse_csr_tensor, to_scipy
 from .matmul import install_sparse_methods, matmul, mv
 from .structural import cast, is_same_shape, isnan, mask_as, transpose
 from .tensor import SparseCooTensor, SparseCsrTensor, SparseLayoutError, UnsupportedDtypeError
+from .unary import (abs, asin, asinh, atan, atanh, deg2rad, expm1, log1p, neg, pow, rad2deg, sin,
+                    sinh, sqrt, square, tan, tanh)
 
 install_tensor_methods()
 install_sparse_methods()
+install_elementwise_methods()
 
 __all__ = ["SparseCooTensor", "SparseCsrTensor", "SparseLayoutError", "UnsupportedDtypeError",
            "sparse_coo_tensor", "sparse_csr_tensor", "from_scipy", "to_scipy",
            "to_dense", "to_sparse_coo", "to_sparse_csr", "coalesce",
-           "transpose", "cast", "isnan", "is_same_shape", "mask_as", "matmul", "mv"]
+           "transpose", "cast", "isnan", "is_same_shape", "mask_as", "matmul", "mv",
+           "add", "subtract", "multiply", "divide", "prune",
+           "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh", "sqrt", "square",
+           "log1p", "abs", "neg", "deg2rad", "rad2deg", "expm1", "pow"]
