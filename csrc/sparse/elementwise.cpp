@@ -7,7 +7,10 @@
 // zeros at -1), so the gradients are masked to each operand's pattern and every
 // order of derivative works without a kernel per op and dtype.
 //
-// Both kernels merge sorted, duplicate-free key lists row by row:
+// sparse_pick is that gather (the forward of the values step and, with the inverse
+// slot map, its own vjp).
+//
+// Both merge kernels merge sorted, duplicate-free key lists row by row:
 //   * sparse_csr_merge: canonical CSR (cols strictly increasing in every row);
 //     rows are independent, so the work is row-parallel;
 //   * sparse_merge_sorted: two strictly increasing key arrays (COO row-major linear
@@ -41,35 +44,31 @@ constexpr std::int64_t kGrain = 1 << 15;  // entries per chunk below which a tea
 
 // Walks the merge of the strictly increasing lists a[0:na] and b[0:nb]; calls
 // emit(n, key, ia, ib) for the n-th output entry (ia / ib = -1 where absent).
+// The union step is branch-free (selects, not jumps): which list holds the next
+// key is a coin flip for random patterns, and mispredicted branches would cost
+// more than the merge itself.
 template <class key_t, class Emit>
 inline std::int64_t merge_row(const key_t* a, std::int64_t na, const key_t* b, std::int64_t nb,
                               bool intersect, const Emit& emit) {
-  // (arguments are spelled out: the evaluation order of call arguments is unspecified)
   std::int64_t i = 0, j = 0, n = 0;
   if (intersect) {
     while (i < na && j < nb) {
-      if (a[i] < b[j]) {
-        ++i;
-      } else if (b[j] < a[i]) {
-        ++j;
-      } else {
-        emit(n, a[i], i, j);
-        ++n, ++i, ++j;
+      const key_t ka = a[i], kb = b[j];
+      if (ka == kb) {
+        emit(n, ka, i, j);
+        ++n;
       }
+      i += ka <= kb;
+      j += kb <= ka;
     }
     return n;
   }
   while (i < na && j < nb) {
-    if (a[i] < b[j]) {
-      emit(n, a[i], i, std::int64_t{-1});
-      ++i;
-    } else if (b[j] < a[i]) {
-      emit(n, b[j], std::int64_t{-1}, j);
-      ++j;
-    } else {
-      emit(n, a[i], i, j);
-      ++i, ++j;
-    }
+    const key_t ka = a[i], kb = b[j];
+    const bool ta = ka <= kb, tb = kb <= ka;
+    emit(n, ta ? ka : kb, ta ? i : std::int64_t{-1}, tb ? j : std::int64_t{-1});
+    i += ta;
+    j += tb;
     ++n;
   }
   for (; i < na; ++i, ++n) emit(n, a[i], i, std::int64_t{-1});
@@ -142,7 +141,8 @@ struct Merger {
     return std::all_of(sorted.begin(), sorted.end(), [](char s) { return s != 0; });
   }
 
-  void write(out_t* keys, std::int64_t* sx, std::int64_t* sy) {
+  template <class slot_t>
+  void write(out_t* keys, slot_t* sx, slot_t* sy) {
     py::gil_scoped_release nogil;
     const int nchunks = static_cast<int>(cut.size()) - 1;
     parallel_chunks(0, nchunks, nchunks, [&](int c, std::int64_t, std::int64_t) {
@@ -151,15 +151,22 @@ struct Merger {
         merge_row(kx + bx, rp.x[r + 1] - bx, ky + by, rp.y[r + 1] - by, intersect,
                   [&](std::int64_t n, key_t key, std::int64_t i, std::int64_t j) {
                     keys[o + n] = static_cast<out_t>(key);
-                    sx[o + n] = i < 0 ? -1 : bx + i;
-                    sy[o + n] = j < 0 ? -1 : by + j;
+                    sx[o + n] = static_cast<slot_t>(i < 0 ? -1 : bx + i);
+                    sy[o + n] = static_cast<slot_t>(j < 0 ? -1 : by + j);
                   });
       }
     });
   }
 };
 
-py::array_t<std::int64_t> new_slots(std::int64_t n) { return py::array_t<std::int64_t>(std::vector<py::ssize_t>{n}); }
+// Slots index the operands' values: int32 when both operands have fewer than 2^31
+// entries (half the memory traffic of the merge output and of every gather after it).
+bool narrow_slots(std::int64_t nx, std::int64_t ny) {
+  return std::max(nx, ny) < static_cast<std::int64_t>(std::numeric_limits<std::int32_t>::max());
+}
+
+template <class slot_t>
+py::array_t<slot_t> new_slots(std::int64_t n) { return py::array_t<slot_t>(std::vector<py::ssize_t>{n}); }
 
 void check_index_array(const py::array& a, const char* op, const char* name) {
   check_ndim(a, 1, op, name);
@@ -224,11 +231,16 @@ py::object csr_merge(const py::array& crows_x, const py::array& cols_x, const py
                   "pass int64 crows/cols");
     py::array_t<index_t> crows(std::vector<py::ssize_t>{nrows + 1});
     py::array_t<index_t> cols(std::vector<py::ssize_t>{u});
-    auto sx = new_slots(u), sy = new_slots(u);
     index_t* cr = crows.mutable_data();
     for (std::int64_t r = 0; r <= nrows; ++r) cr[r] = static_cast<index_t>(m.orp[static_cast<std::size_t>(r)]);
-    m.write(cols.mutable_data(), sx.mutable_data(), sy.mutable_data());
-    return py::make_tuple(crows, cols, sx, sy);
+    auto finish = [&](auto stag) {
+      using slot_t = typename decltype(stag)::type;
+      auto sx = new_slots<slot_t>(u), sy = new_slots<slot_t>(u);
+      m.write(cols.mutable_data(), sx.mutable_data(), sy.mutable_data());
+      return py::make_tuple(crows, cols, sx, sy);
+    };
+    if (narrow_slots(cols_x.shape(0), cols_y.shape(0))) return finish(type_tag<std::int32_t>{});
+    return finish(type_tag<std::int64_t>{});
   });
 }
 
@@ -279,10 +291,70 @@ py::object merge_sorted(const py::array& keys_x, const py::array& keys_y, bool i
     m.count();
     const std::int64_t u = m.orp[static_cast<std::size_t>(rp.nrows)];
     py::array_t<key_t> keys(std::vector<py::ssize_t>{u});
-    auto sx = new_slots(u), sy = new_slots(u);
-    m.write(keys.mutable_data(), sx.mutable_data(), sy.mutable_data());
-    return py::make_tuple(keys, sx, sy);
+    auto finish = [&](auto stag) {
+      using slot_t = typename decltype(stag)::type;
+      auto sx = new_slots<slot_t>(u), sy = new_slots<slot_t>(u);
+      m.write(keys.mutable_data(), sx.mutable_data(), sy.mutable_data());
+      return py::make_tuple(keys, sx, sy);
+    };
+    if (narrow_slots(nx, ny)) return finish(type_tag<std::int32_t>{});
+    return finish(type_tag<std::int64_t>{});
   });
+}
+
+// ---------------------------------------------------------------------------------
+// pick(values [n, w], slot [u]) -> out [u, w], out[k] = values[slot[k]] or 0 at slot -1
+
+using PickTypes = type_list<float, double, std::complex<float>, std::complex<double>, std::int32_t, std::int64_t>;
+
+py::array pick(const py::array& values, const py::array& slot) {
+  const char* op = "sparse_pick";
+  check_ndim(values, 2, op, "values");
+  check_contiguous(values, op, "values");
+  check_dtype(PickTypes{}, values, op, "values");
+  check_index_array(slot, op, "slot");
+  const std::int64_t n = values.shape(0), u = slot.shape(0);
+  py::array out(values.dtype(), std::vector<py::ssize_t>{u, values.shape(1)});
+  std::int64_t bad = -1;
+  dispatch(IndexTypes{}, slot, op, "slot", [&](auto itag) {
+    using slot_t = typename decltype(itag)::type;
+    const auto* sl = static_cast<const slot_t*>(slot.data());
+    dispatch(PickTypes{}, values, op, "values", [&](auto vtag) {
+      using real_t = real_of_t<typename decltype(vtag)::type>;
+      const std::int64_t w = values.shape(1) * components_v<typename decltype(vtag)::type>;
+      const auto* v = static_cast<const real_t*>(values.data());
+      auto* o = static_cast<real_t*>(out.mutable_data());
+      // with no rows, the row the selects below read (never keep) is a local zero row
+      std::vector<real_t> zero_row(static_cast<std::size_t>(n ? 0 : w));
+      const real_t* src = n ? v : zero_row.data();
+      py::gil_scoped_release nogil;
+      const int nchunks = std::max(1, plan_chunks(u * std::max<std::int64_t>(w, 1), kGrain * 4));
+      std::vector<std::int64_t> first_bad(static_cast<std::size_t>(nchunks), -1);
+      parallel_chunks(0, u, nchunks, [&](int c, std::int64_t b, std::int64_t e) {
+        // branch-free: a slot of -1 reads row 0 and is zeroed by a select (-1 slots
+        // interleave at random with real ones); a bad slot is flagged, then located
+        std::uint64_t anybad = 0;
+        for (std::int64_t k = b; k < e; ++k) {
+          const std::int64_t s = static_cast<std::int64_t>(sl[k]);
+          const bool hit = static_cast<std::uint64_t>(s) < static_cast<std::uint64_t>(n);
+          anybad |= static_cast<std::uint64_t>(s + 1) > static_cast<std::uint64_t>(n);
+          const real_t* vk = src + (hit ? s : 0) * w;
+          real_t* ok = o + k * w;
+          for (std::int64_t j = 0; j < w; ++j) ok[j] = hit ? vk[j] : real_t(0);
+        }
+        std::int64_t fb = -1;
+        if (anybad)
+          for (std::int64_t k = b; k < e && fb < 0; ++k)
+            if (static_cast<std::uint64_t>(static_cast<std::int64_t>(sl[k]) + 1) > static_cast<std::uint64_t>(n)) fb = k;
+        first_bad[static_cast<std::size_t>(c)] = fb;
+      });
+      for (const std::int64_t fb : first_bad)
+        if (fb >= 0) { bad = fb; break; }  // chunks are in slot order: the first is the smallest
+    });
+    if (bad >= 0)
+      index_error(op, "slot[", bad, "] = ", static_cast<std::int64_t>(sl[bad]), " is out of range [-1, ", n, ")");
+  });
+  return out;
 }
 
 }  // namespace
@@ -297,8 +369,8 @@ Union (or intersection) of the patterns of two CSR matrices with the same number
 of rows.  All four arrays are 1-D, C-contiguous and share one int32/int64 dtype;
 crows start at 0, do not decrease and end at the length of their cols; cols lie
 in [0, ncols).  Returns (crows, cols, slot_x, slot_y): the canonical result
-pattern and, per result entry, its position in x's and y's cols (int64, -1 where
-absent); or None when the cols of some row are not strictly increasing (the
+pattern and, per result entry, its position in x's and y's cols (-1 where absent;
+int32 when both operands have fewer than 2^31 entries, else int64); or None when the cols of some row are not strictly increasing (the
 caller canonicalises first).
 )doc");
   m.def("sparse_merge_sorted", &merge_sorted, py::arg("keys_x").noconvert(), py::arg("keys_y").noconvert(),
@@ -308,6 +380,13 @@ caller canonicalises first).
 Union (or intersection) of two strictly increasing 1-D int32/int64 key arrays of
 one dtype.  Returns (keys, slot_x, slot_y) with the slots as in sparse_csr_merge,
 or None when an input is not strictly increasing.
+)doc");
+  m.def("sparse_pick", &pick, py::arg("values").noconvert(), py::arg("slot").noconvert(),
+        R"doc(sparse_pick(values, slot) -> out
+
+out[k] = values[slot[k]] (rows of a C-contiguous [n, w] float32/float64/complex64/
+complex128/int32/int64 array), or a zero row where slot[k] == -1.  slot: 1-D int32
+or int64 in [-1, n) (IndexError naming the first bad entry otherwise).
 )doc");
 }
 

@@ -411,6 +411,30 @@ def test_merge_kernels_match_fallback_any_thread_count(intersect, dt, n):
         weft.set_num_threads(old)
 
 
+def test_pick_kernel():
+    v = np.arange(6.0).reshape(3, 2)
+    for dt in (np.int32, np.int64):
+        got = _C.sparse_pick(v, np.array([2, -1, 0, 2], dt))
+        np.testing.assert_array_equal(got, [[4, 5], [0, 0], [0, 1], [4, 5]])
+    vc = (np.arange(3) * (1 + 1j)).reshape(3, 1)
+    np.testing.assert_array_equal(_C.sparse_pick(vc, np.array([-1, 1])), [[0], [1 + 1j]])
+    assert _C.sparse_pick(np.zeros((0, 2)), np.array([-1, -1])).tolist() == [[0, 0], [0, 0]]
+    with pytest.raises(IndexError, match=r"slot\[1\] = 3 is out of range \[-1, 3\)"):
+        _C.sparse_pick(v, np.array([0, 3, 5]))
+    with pytest.raises(IndexError, match=r"slot\[0\] = -2"):
+        _C.sparse_pick(v, np.array([-2]))
+    with pytest.raises(ValueError, match="values must be 2-D"):
+        _C.sparse_pick(np.arange(3.0), np.array([0]))
+    with pytest.raises(TypeError, match="values has dtype"):
+        _C.sparse_pick(v.astype(np.float16), np.array([0]))
+    with pytest.raises(TypeError, match="slot has dtype"):
+        _C.sparse_pick(v, np.array([0.0]))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _C.sparse_pick(v.T, np.array([0]))
+    with pytest.raises(ValueError, match="slot must be 1-D"):
+        _C.sparse_pick(v, np.array([[0]]))
+
+
 def test_intersection_pattern_helper():
     rng = np.random.default_rng(2)
     for fmt in ("coo", "csr"):

@@ -53,12 +53,14 @@ class _SlotMap:
     __slots__ = ("slot", "n_src", "_inv")
 
     def __init__(self, slot, n_src, inv=None):
+        # slot: int32 or int64 backend array (the kernels give int32 below 2^31 entries)
         self.slot, self.n_src, self._inv = slot, int(n_src), inv
 
     def inverse(self):
         if self._inv is None:
             xp = K.xp_of_array(self.slot)
-            inv = xp.full(self.n_src, -1, dtype=np.int64)
+            wide = self.slot.shape[0] >= _INT32_MAX
+            inv = xp.full(self.n_src, -1, dtype=np.int64 if wide else np.int32)
             hit = self.slot >= 0
             inv[self.slot[hit]] = xp.nonzero(hit)[0]
             self._inv = _SlotMap(inv, self.slot.shape[0], self)
@@ -67,8 +69,13 @@ class _SlotMap:
 
 def _pick_fwd(x, m):
     slot = m.slot
+    n = x.shape[0]
+    if _HAS_NATIVE and type(x) is np.ndarray and type(slot) is np.ndarray and \
+            x.dtype in K._NATIVE_VALUES:
+        out = _C.sparse_pick(K._flat_values(x), slot)
+        return out.reshape((slot.shape[0],) + x.shape[1:])
     xp = K.xp_of_array(x)
-    if x.shape[0] == 0:
+    if n == 0:
         return xp.zeros((slot.shape[0],) + x.shape[1:], dtype=x.dtype)
     out = xp.take(x, slot, axis=0)  # slot -1 reads the last row: cleared below
     miss = slot < 0
