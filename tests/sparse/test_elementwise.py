@@ -435,6 +435,28 @@ def test_pick_kernel():
         _C.sparse_pick(v, np.array([[0]]))
 
 
+def test_pick_add_kernel():
+    vx, vy = np.arange(6.0).reshape(3, 2), 10 * np.arange(4.0).reshape(2, 2)
+    sx, sy = np.array([0, -1, 2]), np.array([1, 0, -1])
+    for sub in (False, True):
+        ref = _C.sparse_pick(vx, sx) + (-1 if sub else 1) * _C.sparse_pick(vy, sy)
+        np.testing.assert_array_equal(_C.sparse_pick_add(vx, sx, vy, sy, sub), ref)
+    with pytest.raises(IndexError, match=r"slot_y\[2\] = 2 is out of range \[-1, 2\)"):
+        _C.sparse_pick_add(vx, sx, vy, np.array([1, 0, 2]), False)
+    with pytest.raises(IndexError, match=r"slot_x\[0\] = -3"):
+        _C.sparse_pick_add(vx, np.array([-3, 0, 0]), vy, sy, False)
+    with pytest.raises(TypeError, match="values_y has dtype"):
+        _C.sparse_pick_add(vx, sx, vy.astype(np.float32), sy, False)
+    with pytest.raises(TypeError, match="slot_y has dtype"):
+        _C.sparse_pick_add(vx, sx, vy, sy.astype(np.int32), False)
+    with pytest.raises(ValueError, match="rows of 2 elements"):
+        _C.sparse_pick_add(vx, sx, np.zeros((2, 3)), sy, False)
+    with pytest.raises(ValueError, match="slot_x has 3 entries"):
+        _C.sparse_pick_add(vx, sx, vy, sy[:2], False)
+    with pytest.raises(ValueError, match="values_x must be 2-D"):
+        _C.sparse_pick_add(vx.ravel(), sx, vy, sy, False)
+
+
 def test_intersection_pattern_helper():
     rng = np.random.default_rng(2)
     for fmt in ("coo", "csr"):

@@ -92,6 +92,25 @@ def _pick(v, slot):
     return apply(_PICK, v, m=_SlotMap(slot, v._data.shape[0]))
 
 
+def _pick_add_fwd(vx, vy, mx, my, sign):
+    if _HAS_NATIVE and all(type(a) is np.ndarray for a in (vx, vy, mx.slot, my.slot)) and \
+            vx.dtype in K._NATIVE_VALUES and vx.dtype == vy.dtype and mx.slot.dtype == my.slot.dtype:
+        out = _C.sparse_pick_add(K._flat_values(vx), mx.slot, K._flat_values(vy), my.slot,
+                                 sign < 0)
+        return out.reshape((mx.slot.shape[0],) + vx.shape[1:])
+    a, b = _pick_fwd(vx, mx), _pick_fwd(vy, my)
+    return a - b if sign < 0 else a + b
+
+
+# pick(vx, sx) ± pick(vy, sy) in one pass (add and subtract); vjps: picks back
+_PICK_ADD = Primitive("sparse_pick_add", _pick_add_fwd)
+defvjp(_PICK_ADD,
+       lambda g, ans, vx, vy, mx, my, sign: apply(_PICK, g, m=mx.inverse()),
+       lambda g, ans, vx, vy, mx, my, sign: (apply(_PICK, g, m=my.inverse()) if sign > 0 else
+                                             _m().neg(apply(_PICK, g, m=my.inverse()))),
+       save=(), save_out=False)
+
+
 # ----------------------------------------------------------------------------------
 # pattern merge on arrays (native kernels, array-module fallback)
 
@@ -271,10 +290,16 @@ def _dense_other(x, y, op):
     raise ValueError(f"{op}: argument 'y' must be Tensor, got {type(y).__name__}")
 
 
-def _binary(x, y, op, combine, full=False):
+def _binary(x, y, op, combine, full=False, sign=0):
+    """``combine(pick(x), pick(y))`` on the merged pattern; ``sign`` = ±1 fuses the
+    picks of add / subtract into one pass."""
     _check_pair(x, y, op)
     xc, yc, sx, sy, build = (_full_pattern(x, y) if full else merge_patterns(x, y))
-    return build(combine(_pick(values(xc), sx), _pick(values(yc), sy)))
+    vx, vy = values(xc), values(yc)
+    if sign:
+        return build(apply(_PICK_ADD, vx, vy, mx=_SlotMap(sx, vx._data.shape[0]),
+                           my=_SlotMap(sy, vy._data.shape[0]), sign=sign))
+    return build(combine(_pick(vx, sx), _pick(vy, sy)))
 
 
 def _m():
@@ -309,7 +334,7 @@ def add(x, y, name=None):
         return _add_bias(x, y, op)
     if isinstance(x, _SparseBase) and not isinstance(y, _SparseBase):
         _dense_other(x, y, op)
-    return _binary(x, y, op, _m().add)
+    return _binary(x, y, op, None, sign=1)
 
 
 def _add_bias(x, y, op):
@@ -341,7 +366,7 @@ def subtract(x, y, name=None):
     op = "subtract"
     if isinstance(x, _SparseBase) and not isinstance(y, _SparseBase):
         _dense_other(x, y, op)
-    return _binary(x, y, op, _m().subtract)
+    return _binary(x, y, op, None, sign=-1)
 
 
 def multiply(x, y, name=None):
