@@ -211,6 +211,10 @@ def test_errors():
         S.multiply(x, weft.ones([2, 2]))
     with pytest.raises(ValueError, match="dense dims"):
         S.add(x, weft.ones([2]))  # Paddle's entry-wise [nnz] form is refused
+    # dense in-place ops would overwrite the stored values with a dense result
+    for name in ("neg_", "sin_", "zero_"):
+        with pytest.raises(NotImplementedError, match="sparse"):
+            getattr(weft, name)(x * 1)
 
 
 def test_bias_add_forward_and_grad():
