@@ -2,8 +2,8 @@
 
 Sparse tensors take part in autograd like dense ones; the gradient of a sparse
 input is sparse with the same pattern (masked). This package holds the types,
-creation, layout conversions, scipy interop and the structural functions; the
-native CPU kernels live in csrc/sparse/.
+creation, layout conversions, scipy interop, and the structural, element-wise
+and product functions; the native CPU kernels live in csrc/sparse/.
 
 >>> import weft
 >>> x = weft.to_tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse_coo(2)

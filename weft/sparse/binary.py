@@ -94,7 +94,8 @@ def _pick(v, slot):
 
 def _pick_add_fwd(vx, vy, mx, my, sign):
     if _HAS_NATIVE and all(type(a) is np.ndarray for a in (vx, vy, mx.slot, my.slot)) and \
-            vx.dtype in K._NATIVE_VALUES and vx.dtype == vy.dtype and mx.slot.dtype == my.slot.dtype:
+            vx.dtype in K._NATIVE_VALUES and vx.dtype == vy.dtype and \
+            mx.slot.dtype == my.slot.dtype:
         out = _C.sparse_pick_add(K._flat_values(vx), mx.slot, K._flat_values(vy), my.slot,
                                  sign < 0)
         return out.reshape((mx.slot.shape[0],) + vx.shape[1:])
@@ -187,7 +188,8 @@ def merge_patterns(x, y, intersect=False):
 
 
 def _native_csr(x, y):
-    return _HAS_NATIVE and all(type(a) is np.ndarray for a in (x._crows, y._crows, x._cols, y._cols))
+    return _HAS_NATIVE and all(type(a) is np.ndarray
+                               for a in (x._crows, y._crows, x._cols, y._cols))
 
 
 def _merge_csr(x, y, idt, intersect):
@@ -199,7 +201,8 @@ def _merge_csr(x, y, idt, intersect):
 
     def rows(t):
         cr = t._crows.astype(idt, copy=False)
-        return (cr if len(shape) == 2 else _global_crows(cr, b, m, xp)), t._cols.astype(idt, copy=False)
+        cr = cr if len(shape) == 2 else _global_crows(cr, b, m, xp)
+        return cr, t._cols.astype(idt, copy=False)
 
     if _native_csr(x, y):
         (crx, clx), (cry, cly) = rows(x), rows(y)
