@@ -1,5 +1,6 @@
 """Sparse benchmarks (area "sparse"): COO -> CSR conversion and coalesce against scipy;
-SpMM (CSR @ dense, k = 64) and SpMV against scipy and torch.sparse CSR.
+SpMM (CSR @ dense, k = 64) and SpMV against scipy and torch.sparse CSR; the
+element-wise sum of two CSR matrices against scipy's ``A + B``.
 
 Workload (issue 4): a power-law matrix, n = 200,000, nnz = 2,000,000 float32,
 entries in random order with duplicates. Goal: weft at least 2x faster than
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._harness import Report, timeit
+from ._harness import Report, timeit, timeit_pair
 
 N = 200_000
 NNZ = 2_000_000
@@ -70,7 +71,38 @@ def run(report=None, quick=False):
     t_build = timeit(scipy_build, repeat)
     rep.add(case, "scipy", max(timeit(scipy_sum_dup, repeat) - t_build, 1e-9))
     _run_products(rep, coo.tocsr(), rng, repeat)
+    _run_add(rep, n, nnz, rng, repeat)
     return rep
+
+
+def random_csr(n, nnz, rng):
+    """An n x n float32 CSR with exactly ``nnz`` distinct uniformly random positions."""
+    import scipy.sparse as sp
+
+    pos = np.unique(rng.integers(0, n * n, nnz + nnz // 8))
+    pos = np.sort(rng.permutation(pos)[:nnz])
+    vals = rng.standard_normal(nnz).astype(np.float32)
+    m = sp.csr_matrix((vals, (pos // n, pos % n)), shape=(n, n))
+    m.sort_indices()
+    return m
+
+
+def _run_add(rep, n, nnz, rng, repeat):
+    """CSR + CSR (union pattern; ~2 * nnz result entries) against scipy's ``A + B``.
+
+    GB/s counts both operands' components read and the result's written once."""
+    from weft import sparse as S
+
+    a, b = random_csr(n, nnz, rng), random_csr(n, nnz, rng)
+    x, y = S.from_scipy(a), S.from_scipy(b)
+    out = a + b
+    moved = sum(m.indptr.nbytes + m.indices.nbytes + m.data.nbytes for m in (a, b, out))
+    rep.note(f"CSR+CSR add: two uniform random {n}x{n} float32 CSR with {nnz} nnz each, "
+             f"int32 indices, {out.nnz} result entries")
+    case = "CSR+CSR add"
+    t_weft, t_scipy = timeit_pair(lambda: x + y, lambda: a + b, repeat)
+    rep.add(case, "weft", t_weft, gbps_bytes=moved)
+    rep.add(case, "scipy", t_scipy, gbps_bytes=moved)
 
 
 def _run_products(rep, csr, rng, repeat, k=64):
@@ -125,4 +157,9 @@ def summary(rep):
         rt = rep.ratio(case, "torch", "weft")
         torch_text = f", torch/weft = {rt:.2f}x" if rt is not None else ""
         lines.append(f"{case}: scipy/weft = {r:.2f}x{torch_text} ({goal}), {gbps:.2f} GB/s")
+    r = rep.ratio("CSR+CSR add", "scipy", "weft")
+    if r is not None:
+        row = [x for x in rep.rows if x["case"] == "CSR+CSR add" and x["impl"] == "weft"][0]
+        gbps = row["gbps_bytes"] / row["seconds"] / 1e9
+        lines.append(f"CSR+CSR add: scipy/weft = {r:.2f}x, {gbps:.2f} GB/s")
     return lines

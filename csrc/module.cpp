@@ -12,4 +12,5 @@ PYBIND11_MODULE(_C, m) {
   weft::bind_sparse_convert(m);
   weft::bind_sparse_spmm(m);
   weft::bind_sparse_structural(m);
+  weft::bind_sparse_elementwise(m);
 }

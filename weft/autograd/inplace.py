@@ -25,6 +25,11 @@ def check_inplace_leaf(target, op):
 
 def inplace(target, compute, op):
     """Make ``target`` hold ``compute(snapshot_of_target)``; returns ``target``."""
+    if type(target) is not Tensor and target.is_sparse():
+        # the snapshot below is the stored values alone: a dense op on it would silently
+        # overwrite them with a values-shaped result
+        raise NotImplementedError(f"{op}: x is a sparse tensor; dense in-place ops do not take "
+                                  "sparse inputs — use the weft.sparse op, or x.to_dense()")
     check_inplace_leaf(target, op)
     if mode.enabled and not target.stop_gradient:
         # the op's node may save its input (sin_ needs the old values): give it a copy

@@ -2,14 +2,15 @@
 
 Sparse tensors take part in autograd like dense ones; the gradient of a sparse
 input is sparse with the same pattern (masked). This package holds the types,
-creation, layout conversions, scipy interop and the structural functions; the
-native CPU kernels live in csrc/sparse/.
+creation, layout conversions, scipy interop, and the structural, element-wise
+and product functions; the native CPU kernels live in csrc/sparse/.
 
 >>> import weft
 >>> x = weft.to_tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse_coo(2)
 >>> x.nnz(), x.to_sparse_csr().cols().tolist()
 (2, [1, 0])
 """
+from .binary import add, divide, install_elementwise_methods, multiply, prune, subtract
 from .convert import coalesce, install_tensor_methods, to_dense, to_sparse_coo, to_sparse_csr
 from .creation import from_scipy, sparse_coo_tensor, sparse_csr_tensor, to_scipy
 from .matmul import install_sparse_methods, matmul, mv
@@ -17,12 +18,18 @@ from .reduce import sum
 from .shape import reshape, slice
 from .structural import cast, is_same_shape, isnan, mask_as, transpose
 from .tensor import SparseCooTensor, SparseCsrTensor, SparseLayoutError, UnsupportedDtypeError
+from .unary import (abs, asin, asinh, atan, atanh, deg2rad, expm1, log1p, neg, pow, rad2deg, sin,
+                    sinh, sqrt, square, tan, tanh)
 
 install_tensor_methods()
 install_sparse_methods()
+install_elementwise_methods()
 
 __all__ = ["SparseCooTensor", "SparseCsrTensor", "SparseLayoutError", "UnsupportedDtypeError",
            "sparse_coo_tensor", "sparse_csr_tensor", "from_scipy", "to_scipy",
            "to_dense", "to_sparse_coo", "to_sparse_csr", "coalesce",
            "transpose", "cast", "isnan", "is_same_shape", "mask_as", "matmul", "mv",
-           "sum", "reshape", "slice"]
+           "sum", "reshape", "slice",
+           "add", "subtract", "multiply", "divide", "prune",
+           "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh", "sqrt", "square",
+           "log1p", "abs", "neg", "deg2rad", "rad2deg", "expm1", "pow"]
