@@ -158,7 +158,8 @@ def test_spmv_power_law_matches_scipy_and_thread_count(itype):
 def test_mv_strided_vec_and_array_fallback(monkeypatch):
     import importlib
 
-    M = importlib.import_module("weft.sparse.matmul")  # the module; weft.sparse.matmul is the function
+    # the module: the attribute weft.sparse.matmul is the function
+    M = importlib.import_module("weft.sparse.matmul")
     rng = np.random.default_rng(6)
     a = sp.random(6, 5, density=0.5, format="csr", random_state=1)
     x = S.from_scipy(a)

@@ -132,8 +132,8 @@ defvjp(_SPMMT, lambda g, ans, v, h, plan: apply(_SDDMM, _cj(h), g, plan=plan),
        lambda g, ans, v, h, plan: apply(_SPMM, _cj(v), g, plan=plan), **_cross)
 # SpMV is SpMM with one column: its rules are SpMM's with g and x as [R, 1] / [C, 1]
 defvjp(_SPMV, lambda g, ans, v, x, plan: apply(_SDDMM, _col(g), _col(_cj(x)), plan=plan),
-       lambda g, ans, v, x, plan: _reshape(apply(_SPMMT, _cj(v), _col(g), plan=plan), (plan.ncols,)),
-       **_cross)
+       lambda g, ans, v, x, plan: _reshape(apply(_SPMMT, _cj(v), _col(g), plan=plan),
+                                           (plan.ncols,)), **_cross)
 defvjp(_SDDMM, lambda g, ans, a, b, plan: apply(_SPMM, _plain(g), _cj(b), plan=plan),
        lambda g, ans, a, b, plan: apply(_SPMMT, _plain(g), _cj(a), plan=plan), **_cross)
 
