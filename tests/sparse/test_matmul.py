@@ -110,6 +110,69 @@ def test_large_power_law_native_path_matches_scipy():
                                atol=1e-3)
 
 
+def _loop_spmv(cr, cl, v, x):
+    out = np.zeros(cr.shape[0] - 1, v.dtype)
+    for r in range(out.shape[0]):
+        for k in range(cr[r], cr[r + 1]):
+            out[r] += v[k] * x[cl[k]]
+    return out
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(m=st.integers(0, 9), k=st.integers(0, 7), density=st.sampled_from([0.0, 0.3, 1.0]),
+       itype=st.sampled_from([np.int32, np.int64]),
+       dtype=st.sampled_from(["float32", "float64", "complex64", "complex128"]),
+       seed=st.integers(0, 99))
+def test_spmv_kernel_matches_loop(m, k, density, itype, dtype, seed):
+    # unsorted columns with duplicates, straight into the kernel (mv hands it sorted CSR)
+    rng = np.random.default_rng(seed)
+    deg = rng.binomial(max(k, 1) * 2, density, m) if k else np.zeros(m, np.int64)
+    cr = np.concatenate([[0], np.cumsum(deg)]).astype(itype)
+    cl = rng.integers(0, max(k, 1), int(cr[-1])).astype(itype)
+    v, x = _rand(rng, cl.shape[0], dtype), _rand(rng, k, dtype)
+    out = _C.sparse_spmv(cr, cl, v, x)
+    assert out.shape == (m,) and out.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(out, _loop_spmv(cr, cl, v, x), **_tol(dtype))
+
+
+@pytest.mark.parametrize("itype", [np.int32, np.int64])
+def test_spmv_power_law_matches_scipy_and_thread_count(itype):
+    rng = np.random.default_rng(0)
+    n, nnz = 3000, 200_000  # enough entries for the kernel to split rows among threads
+    rows = np.minimum((rng.pareto(1.2, nnz) * 3).astype(np.int64), n - 1)
+    a = sp.csr_matrix((rng.standard_normal(nnz).astype(np.float32),
+                       (rows, rng.integers(0, n, nnz))), shape=(n, n))
+    x = S.cast(S.from_scipy(a), index_dtype=itype)
+    vec = rng.standard_normal(n).astype(np.float32)
+    out = S.mv(x, weft.to_tensor(vec)).numpy()
+    np.testing.assert_allclose(out, a.astype(np.float64) @ vec, rtol=1e-4, atol=1e-3)
+    old = weft.get_num_threads()
+    try:
+        weft.set_num_threads(1)
+        serial = S.mv(x, weft.to_tensor(vec)).numpy()
+    finally:
+        weft.set_num_threads(old)
+    np.testing.assert_array_equal(out, serial)  # each row is summed by one thread, in order
+
+
+def test_mv_strided_vec_and_array_fallback(monkeypatch):
+    import importlib
+
+    # the module: the attribute weft.sparse.matmul is the function
+    M = importlib.import_module("weft.sparse.matmul")
+    rng = np.random.default_rng(6)
+    a = sp.random(6, 5, density=0.5, format="csr", random_state=1)
+    x = S.from_scipy(a)
+    wide = weft.to_tensor(rng.standard_normal(10))
+    vec = wide[::2]  # a strided view
+    ref = a @ vec.numpy()
+    np.testing.assert_allclose(S.mv(x, vec).numpy(), ref, rtol=1e-12)
+    monkeypatch.setattr(M, "_HAS_SPMV", False)  # through the SpMM kernel
+    np.testing.assert_allclose(S.mv(x, vec).numpy(), ref, rtol=1e-12)
+    monkeypatch.setattr(M, "_HAS_NATIVE", False)  # the array-level path GPU arrays take
+    np.testing.assert_allclose(S.mv(x, vec).numpy(), ref, rtol=1e-12)
+
+
 # ----------------------------------------------------------------------------------
 # gradients
 
@@ -180,6 +243,8 @@ def test_gradgradcheck(dtype):
     # both operands: the second derivative mixes SpMM, SpMMᵀ and SDDMM
     assert gradgradcheck(lambda a, b: S.matmul(a, b), (_sp("coo", dtype), _dn((4, 2), dtype)),
                          masked=True)
+    assert gradgradcheck(lambda a, b: S.mv(a, b), (_sp("csr", dtype), _dn((4,), dtype)),
+                         masked=True)
 
 
 # ----------------------------------------------------------------------------------
@@ -246,3 +311,41 @@ def test_native_kernel_checks():
         _C.sparse_sddmm(cr, cl, np.ones((2, 2)), np.ones((2, 3)))
     np.testing.assert_array_equal(_C.sparse_sddmm(cr, cl, np.ones((2, 2)), np.ones((2, 2))),
                                   [2.0, 2.0])
+
+
+def test_spmv_kernel_checks():
+    cr, cl = np.array([0, 1, 2], np.int64), np.array([0, 1], np.int64)
+    v, x = np.ones(2), np.array([1.0, 2.0])
+    np.testing.assert_array_equal(_C.sparse_spmv(cr, cl, v, x), [1.0, 2.0])
+    assert _C.sparse_spmv(np.zeros(1, np.int32), np.zeros(0, np.int32), np.ones(0),
+                          np.ones(3)).shape == (0,)
+    with pytest.raises(IndexError, match=r"cols\[1\] = 5 is out of range \[0, 2\)"):
+        _C.sparse_spmv(cr, np.array([0, 5]), v, x)
+    long_cr = np.array([0, 9])  # a bad column inside the unrolled part of a long row
+    for pos, bad in ((2, -1), (8, 2)):
+        cols = np.zeros(9, np.int64)
+        cols[pos] = bad
+        with pytest.raises(IndexError, match=rf"cols\[{pos}\] = {bad} is out of range"):
+            _C.sparse_spmv(long_cr, cols, np.ones(9), x)
+    with pytest.raises(IndexError, match=r"out of range \[0, 0\)"):
+        _C.sparse_spmv(cr, cl, v, np.ones(0))
+    for bad_cr, msg in (([0, 2, 1, 2], r"crows must not decrease, but crows\[2\] = 1"),
+                        ([0, 5, -1, 2], r"crows must not decrease"),
+                        ([0, 1, 1], r"last value of crows \(1\)"),
+                        ([1, 1, 2], r"crows\[0\] must be 0")):
+        with pytest.raises(ValueError, match=msg):
+            _C.sparse_spmv(np.array(bad_cr), cl, v, np.ones(2))
+    with pytest.raises(ValueError, match=r"crows must have at least one entry"):
+        _C.sparse_spmv(np.zeros(0, np.int64), np.zeros(0, np.int64), np.ones(0), x)
+    with pytest.raises(TypeError, match=r"cols has dtype int32"):
+        _C.sparse_spmv(cr, cl.astype(np.int32), v, x)
+    with pytest.raises(TypeError, match=r"x has dtype float32"):
+        _C.sparse_spmv(cr, cl, v, x.astype(np.float32))
+    with pytest.raises(TypeError, match=r"values"):
+        _C.sparse_spmv(cr, cl, np.ones(2, np.int64), np.ones(2, np.int64))
+    with pytest.raises(ValueError, match=r"x must be 1-D"):
+        _C.sparse_spmv(cr, cl, v, np.ones((2, 1)))
+    with pytest.raises(ValueError, match=r"x must be C-contiguous"):
+        _C.sparse_spmv(cr, cl, v, np.ones(4)[::2])
+    with pytest.raises(ValueError, match=r"values has 3 entries but cols has 2"):
+        _C.sparse_spmv(cr, cl, np.ones(3), x)

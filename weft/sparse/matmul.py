@@ -8,6 +8,10 @@ the other two, so products are differentiable to any order:
 * ``SpMMᵀ(v, g)  = A(v)ᵀ @ g``                    [C, N]
 * ``SDDMM(a, b)[k] = <a[row(k)], b[col(k)]>``     [nnz]  (A's pattern sampled)
 
+``mv`` has a fourth, ``SpMV(v, x) = A(v) @ x`` [R], SpMM with one column under its
+own kernel (a vector product is memory bound, so it gets a leaner native loop);
+its rules are SpMM's on ``[R, 1]`` / ``[C, 1]`` reshapes.
+
 Gradient rules (api-sparse.md §3.3, §6), with ``cj`` the complex conjugate:
 ``SpMM``: dv = SDDMM(g, cj(y)) (masked: the dense ``g @ yᴴ`` is never formed),
 dy = SpMMᵀ(cj(v), g). ``SpMMᵀ``: dv = SDDMM(cj(g), G), dg = SpMM(cj(v), G).
@@ -30,6 +34,7 @@ from .convert import _global_crows, to_sparse_csr, values
 from .tensor import SparseCooTensor, SparseCsrTensor, UnsupportedDtypeError, _SparseBase
 
 _HAS_NATIVE = hasattr(_C, "sparse_spmm")
+_HAS_SPMV = hasattr(_C, "sparse_spmv")
 _NATIVE_VALUES = frozenset(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
 
 
@@ -93,7 +98,15 @@ def _sddmm_fwd(a, b, plan):
     return (a[rows] * b[plan.cols]).sum(axis=-1)
 
 
+def _spmv_fwd(v, x, plan):
+    if _HAS_SPMV and _native(plan, v, x):
+        c = np.ascontiguousarray
+        return _C.sparse_spmv(c(plan.crows), c(plan.cols), c(v), c(x))
+    return _spmm_arrays(plan.crows, plan.cols, plan.rows, v, x[:, None], plan.nrows)[:, 0]
+
+
 _SPMM = Primitive("sparse_spmm", _spmm_fwd)
+_SPMV = Primitive("sparse_spmv", _spmv_fwd)
 _SPMMT = Primitive("sparse_spmm_t", _spmmt_fwd)
 _SDDMM = Primitive("sparse_sddmm", _sddmm_fwd)
 
@@ -102,6 +115,10 @@ def _cj(t):
     from ..ops.math import cj  # noqa: PLC0415
 
     return cj(values(t) if isinstance(t, _SparseBase) else t)
+
+
+def _col(t):
+    return _reshape(t, (t.shape[0], 1))
 
 
 def _plain(t):
@@ -113,6 +130,10 @@ defvjp(_SPMM, lambda g, ans, v, y, plan: apply(_SDDMM, g, _cj(y), plan=plan),
        lambda g, ans, v, y, plan: apply(_SPMMT, _cj(v), g, plan=plan), **_cross)
 defvjp(_SPMMT, lambda g, ans, v, h, plan: apply(_SDDMM, _cj(h), g, plan=plan),
        lambda g, ans, v, h, plan: apply(_SPMM, _cj(v), g, plan=plan), **_cross)
+# SpMV is SpMM with one column: its rules are SpMM's with g and x as [R, 1] / [C, 1]
+defvjp(_SPMV, lambda g, ans, v, x, plan: apply(_SDDMM, _col(g), _col(_cj(x)), plan=plan),
+       lambda g, ans, v, x, plan: _reshape(apply(_SPMMT, _cj(v), _col(g), plan=plan),
+                                           (plan.ncols,)), **_cross)
 defvjp(_SDDMM, lambda g, ans, a, b, plan: apply(_SPMM, _plain(g), _cj(b), plan=plan),
        lambda g, ans, a, b, plan: apply(_SPMMT, _plain(g), _cj(a), plan=plan), **_cross)
 
@@ -270,8 +291,9 @@ def mv(x, vec, name=None):
     if vec.ndim != 1 or vec.shape[0] != x.shape[1]:
         raise ValueError(f"{op}: vec must be 1-D of length {x.shape[1]} (the columns of x), got "
                          f"shape {vec.shape}")
-    out = matmul(x, _reshape(vec, (x.shape[1], 1)))
-    return _reshape(out, (x.shape[0],))
+    _check_dtypes(x, vec, op)
+    a = _csr_of(x, op, "x")
+    return apply(_SPMV, a, vec, plan=_plan_of(a))
 
 
 def _matmul_method(self, y, name=None):
