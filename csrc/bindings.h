@@ -12,4 +12,5 @@ void bind_sampling(pybind11::module_& m);
 void bind_reindex(pybind11::module_& m);
 void bind_sparse_convert(pybind11::module_& m);
 void bind_sparse_spmm(pybind11::module_& m);
+void bind_sparse_spgemm(pybind11::module_& m);
 }  // namespace weft

@@ -11,4 +11,5 @@ PYBIND11_MODULE(_C, m) {
   weft::bind_reindex(m);
   weft::bind_sparse_convert(m);
   weft::bind_sparse_spmm(m);
+  weft::bind_sparse_spgemm(m);
 }

@@ -13,6 +13,8 @@ native CPU kernels live in csrc/sparse/.
 from .convert import coalesce, install_tensor_methods, to_dense, to_sparse_coo, to_sparse_csr
 from .creation import from_scipy, sparse_coo_tensor, sparse_csr_tensor, to_scipy
 from .matmul import install_sparse_methods, matmul, mv
+from .pca import pca_lowrank
+from .spgemm import addmm, masked_matmul
 from .structural import cast, is_same_shape, isnan, mask_as, transpose
 from .tensor import SparseCooTensor, SparseCsrTensor, SparseLayoutError, UnsupportedDtypeError
 
@@ -22,4 +24,5 @@ install_sparse_methods()
 __all__ = ["SparseCooTensor", "SparseCsrTensor", "SparseLayoutError", "UnsupportedDtypeError",
            "sparse_coo_tensor", "sparse_csr_tensor", "from_scipy", "to_scipy",
            "to_dense", "to_sparse_coo", "to_sparse_csr", "coalesce",
-           "transpose", "cast", "isnan", "is_same_shape", "mask_as", "matmul", "mv"]
+           "transpose", "cast", "isnan", "is_same_shape", "mask_as", "matmul", "mv",
+           "masked_matmul", "addmm", "pca_lowrank"]
