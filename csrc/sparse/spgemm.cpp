@@ -2,8 +2,9 @@
 //
 // sparse_spgemm: C = A @ B by Gustavson's row-by-row method.  Row i of C is the
 // sum of the rows B[k, :] scaled by A[i, k]; it is accumulated in a dense row of
-// width ncols with a marker array (mark[j] == i when column j already appeared in
-// row i), so each product costs O(1) and no hashing is needed.  For very wide
+// width ncols, with a bitmap of the columns present (and a summary bit per bitmap
+// word), so each product costs O(1), no hashing is needed, and the row's columns
+// come out of the bitmap already in order (short rows are simply sorted).  For very wide
 // outputs (ncols above kDenseMaxCols) a dense row per thread would cost too much
 // memory, and each row is formed by expand-sort-compress instead (its products
 // stable-sorted by column, then merged), which gives the same sums in the same order.
@@ -31,6 +32,7 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -49,6 +51,7 @@ namespace {
 constexpr std::int64_t kWorkGrain = 1 << 15;      // multiply-adds per chunk below which a team costs more than it saves
 constexpr std::int64_t kDenseMaxCols = 1 << 21;   // widest output row kept as a dense accumulator per thread
 constexpr int kChunksPerThread = 4;               // over-split so that errors in the work estimate even out
+constexpr std::size_t kSortMax = 16;              // output rows up to this length are sorted, longer ones read off a bitmap
 
 // complex * complex without the Annex G inf/nan recovery of std::complex's operator*,
 // which is a library call per product
@@ -108,14 +111,15 @@ void check_csr_ranges(const CsrArg& m, std::int64_t bound, const char* bound_wha
 }
 
 // Row ranges [cut[c], cut[c+1]) of about equal work; work(r) >= 0 is the cost of
-// row r.  Sets nchunks and, when asked, the summed work.
+// row r.  Sets nchunks and, when asked, keeps prefix[r] = sum over rows < r of (work + 1).
 template <class F>
 std::vector<std::int64_t> split_by_work(std::int64_t nrows, const F& work, int& nchunks,
-                                        std::int64_t* work_sum = nullptr) {
-  std::vector<std::int64_t> prefix(static_cast<std::size_t>(nrows) + 1, 0);
+                                        std::vector<std::int64_t>* prefix_out = nullptr) {
+  std::vector<std::int64_t> local;
+  auto& prefix = prefix_out ? *prefix_out : local;
+  prefix.assign(static_cast<std::size_t>(nrows) + 1, 0);
   for (std::int64_t r = 0; r < nrows; ++r) prefix[r + 1] = prefix[r] + work(r) + 1;
   const std::int64_t total = prefix[nrows];
-  if (work_sum) *work_sum = total - nrows;
   const int teams = plan_chunks(total, kWorkGrain);
   nchunks = teams > 1 ? teams * kChunksPerThread : 1;
   std::vector<std::int64_t> cut(static_cast<std::size_t>(nchunks) + 1, nrows);
@@ -130,10 +134,24 @@ std::vector<std::int64_t> split_by_work(std::int64_t nrows, const F& work, int& 
 // ---------------------------------------------------------------------------------
 // spgemm
 
+// One chunk's output rows, grown geometrically without zero-filling, so the hot
+// loop writes through plain pointers.
 template <class index_t, class scalar_t>
 struct RowBuffers {
-  std::vector<index_t> cols;
-  std::vector<scalar_t> vals;
+  std::unique_ptr<index_t[]> cols;
+  std::unique_ptr<scalar_t[]> vals;
+  std::size_t size = 0, cap = 0;
+  void reserve_more(std::size_t more) {
+    if (size + more <= cap) return;
+    const std::size_t ncap = std::max(size + more, 2 * cap);
+    std::unique_ptr<index_t[]> c(new index_t[ncap]);
+    std::unique_ptr<scalar_t[]> v(new scalar_t[ncap]);
+    std::copy(cols.get(), cols.get() + size, c.get());
+    std::copy(vals.get(), vals.get() + size, v.get());
+    cols.swap(c);
+    vals.swap(v);
+    cap = ncap;
+  }
 };
 
 // Exact number of stored entries of A @ B (pattern only; no values, no buffers).
@@ -194,6 +212,7 @@ py::tuple spgemm_impl(const CsrArg& a, const py::array& a_values, const CsrArg& 
   std::vector<RowBuffers<index_t, scalar_t>> buf;
   std::vector<std::int64_t> cut;
   int nchunks = 1;
+  std::vector<std::int64_t> prefix;  // prefix[r + 1] - prefix[r] - 1 = multiply-adds of row r
   std::int64_t total_flops = 0, counted = 0;
   constexpr std::int64_t index_max = std::numeric_limits<index_t>::max();
   {
@@ -203,7 +222,8 @@ py::tuple spgemm_impl(const CsrArg& a, const py::array& a_values, const CsrArg& 
       for (index_t k = acr[r]; k < acr[r + 1]; ++k) f += static_cast<std::int64_t>(bcr[acl[k] + 1] - bcr[acl[k]]);
       return f;
     };
-    cut = split_by_work(nrows, flops, nchunks, &total_flops);
+    cut = split_by_work(nrows, flops, nchunks, &prefix);
+    total_flops = prefix[nrows] - nrows;
     // The product has at most one entry per multiply-add.  Only when that bound
     // exceeds the index type is the exact size counted first, so that an output
     // int32 cannot address is refused before its buffers are filled.
@@ -220,38 +240,69 @@ py::tuple spgemm_impl(const CsrArg& a, const py::array& a_values, const CsrArg& 
       const std::int64_t rb = cut[c], re = cut[c + 1];
       if (rb == re) return;
       auto& out = buf[c];
+      // Sized once by the chunk's multiply-adds (an upper bound of its output) so
+      // that regrowth copies are the exception; the bound is capped relative to
+      // the inputs, since products with heavy cancellation of columns would
+      // otherwise reserve far more than they write.
+      const std::int64_t chunk_flops = prefix[re] - prefix[rb] - (re - rb);
+      const std::int64_t cap = 4 * (a.cols.shape(0) + b.cols.shape(0)) / nchunks + (1 << 16);
+      out.reserve_more(static_cast<std::size_t>(std::min(chunk_flops, cap)));
       if (dense) {
         ScratchVector<scalar_t, 30> acc_s(static_cast<std::size_t>(ncols));
-        ScratchVector<std::int64_t, 31> mark_s(static_cast<std::size_t>(ncols));
+        ScratchVector<std::uint64_t, 31> seen_s(static_cast<std::size_t>((ncols + 63) / 64));
+        ScratchVector<std::uint64_t, 32> summary_s(static_cast<std::size_t>((ncols + 4095) / 4096));
         auto& acc = acc_s.get();
-        auto& mark = mark_s.get();
-        std::fill(mark.begin(), mark.end(), std::int64_t(-1));  // scratch outlives calls: stale row ids
+        auto& seen = seen_s.get();        // bit j: column j is in the current row
+        auto& summary = summary_s.get();  // bit w: word w of `seen` is nonzero
+        std::fill(seen.begin(), seen.end(), 0);  // scratch outlives calls
+        std::fill(summary.begin(), summary.end(), 0);
         for (std::int64_t r = rb; r < re; ++r) {
-          const std::size_t start = out.cols.size();
+          out.reserve_more(static_cast<std::size_t>(std::min(prefix[r + 1] - prefix[r] - 1, ncols)));
+          index_t* oc = out.cols.get() + out.size;
+          scalar_t* ov = out.vals.get() + out.size;
+          std::size_t n = 0;
           for (index_t p = acr[r]; p < acr[r + 1]; ++p) {
             const scalar_t x = av[p];
             const index_t k = acl[p];
             for (index_t q = bcr[k]; q < bcr[k + 1]; ++q) {
-              const index_t j = bcl[q];
-              if (mark[j] != r) {
-                mark[j] = r;
+              const auto j = static_cast<std::uint64_t>(bcl[q]);
+              const std::uint64_t bit = std::uint64_t(1) << (j & 63);
+              if (!(seen[j >> 6] & bit)) {
+                seen[j >> 6] |= bit;
+                summary[j >> 12] |= std::uint64_t(1) << ((j >> 6) & 63);
                 acc[j] = mul(x, bv[q]);
-                out.cols.push_back(j);
+                oc[n++] = static_cast<index_t>(j);
               } else {
                 acc[j] += mul(x, bv[q]);
               }
             }
           }
-          const std::size_t n = out.cols.size() - start;
-          if (static_cast<std::int64_t>(n) * 16 > ncols) {
-            // nearly dense row: one scan of the marker beats sorting
-            std::size_t w = start;
-            for (std::int64_t j = 0; j < ncols; ++j)
-              if (mark[j] == r) out.cols[w++] = static_cast<index_t>(j);
+          if (n <= kSortMax) {
+            std::sort(oc, oc + n);
+            for (std::size_t t = 0; t < n; ++t) {
+              const auto j = static_cast<std::uint64_t>(oc[t]);
+              seen[j >> 6] = 0;
+              summary[j >> 12] = 0;
+              ov[t] = acc[j];
+            }
           } else {
-            std::sort(out.cols.begin() + start, out.cols.end());
+            // the bitmaps list the row's columns in order: O(ncols / 4096 + words touched)
+            // instead of a comparison sort, which dominated on rows of ~50+ entries
+            std::size_t w = 0;
+            for (std::size_t s = 0; s < summary.size(); ++s) {
+              for (std::uint64_t sb = summary[s]; sb; sb &= sb - 1) {
+                const std::size_t word = s * 64 + static_cast<std::size_t>(__builtin_ctzll(sb));
+                for (std::uint64_t b = seen[word]; b; b &= b - 1) {
+                  const std::size_t j = word * 64 + static_cast<std::size_t>(__builtin_ctzll(b));
+                  oc[w] = static_cast<index_t>(j);
+                  ov[w++] = acc[j];
+                }
+                seen[word] = 0;
+              }
+              summary[s] = 0;
+            }
           }
-          for (std::size_t t = start; t < out.cols.size(); ++t) out.vals.push_back(acc[out.cols[t]]);
+          out.size += n;
           count[r + 1] = static_cast<std::int64_t>(n);
         }
       } else {
@@ -264,17 +315,20 @@ py::tuple spgemm_impl(const CsrArg& a, const py::array& a_values, const CsrArg& 
           }
           std::stable_sort(prod.begin(), prod.end(),
                            [](const auto& u, const auto& v) { return u.first < v.first; });
-          std::int64_t n = 0;
+          out.reserve_more(prod.size());
+          index_t* oc = out.cols.get() + out.size;
+          scalar_t* ov = out.vals.get() + out.size;
+          std::size_t n = 0;
           for (std::size_t t = 0; t < prod.size(); ++t) {
-            if (t && prod[t].first == prod[t - 1].first) {
-              out.vals.back() += prod[t].second;
+            if (n && prod[t].first == oc[n - 1]) {
+              ov[n - 1] += prod[t].second;
             } else {
-              out.cols.push_back(prod[t].first);
-              out.vals.push_back(prod[t].second);
-              ++n;
+              oc[n] = prod[t].first;
+              ov[n++] = prod[t].second;
             }
           }
-          count[r + 1] = n;
+          out.size += n;
+          count[r + 1] = static_cast<std::int64_t>(n);
         }
       }
     });
@@ -293,10 +347,9 @@ py::tuple spgemm_impl(const CsrArg& a, const py::array& a_values, const CsrArg& 
     parallel_chunks(0, nchunks, nchunks, [&](int, std::int64_t c, std::int64_t) {
       const std::int64_t at = count[cut[c]];
       auto& bc = buf[c];
-      std::copy(bc.cols.begin(), bc.cols.end(), ocl + at);
-      std::copy(bc.vals.begin(), bc.vals.end(), ov + at);
-      std::vector<index_t>().swap(bc.cols);
-      std::vector<scalar_t>().swap(bc.vals);
+      std::copy(bc.cols.get(), bc.cols.get() + bc.size, ocl + at);
+      std::copy(bc.vals.get(), bc.vals.get() + bc.size, ov + at);
+      bc = RowBuffers<index_t, scalar_t>();
     });
   }
   return py::make_tuple(crows, cols, vals);
@@ -353,7 +406,7 @@ void sampled_impl(const CsrArg& p, const CsrArg& x, const py::array& x_values, c
     const std::int64_t rb = cut[c], re = cut[c + 1];
     if (rb == re) return;
     if (dense) {
-      ScratchVector<scalar_t, 32> acc_s(static_cast<std::size_t>(ncols));
+      ScratchVector<scalar_t, 33> acc_s(static_cast<std::size_t>(ncols));
       auto& acc = acc_s.get();
       std::fill(acc.begin(), acc.end(), scalar_t(0));
       for (std::int64_t r = rb; r < re; ++r) {
