@@ -51,6 +51,7 @@ namespace {
 constexpr std::int64_t kWorkGrain = 1 << 15;      // multiply-adds per chunk below which a team costs more than it saves
 constexpr std::int64_t kDenseMaxCols = 1 << 21;   // widest output row kept as a dense accumulator per thread
 constexpr int kChunksPerThread = 4;               // over-split so that errors in the work estimate even out
+constexpr std::int64_t kPrefetch = 8;             // entries of A ahead whose row of B is prefetched (a hint: never faults)
 constexpr std::size_t kSortMax = 16;              // output rows up to this length are sorted, longer ones read off a bitmap
 
 // complex * complex without the Annex G inf/nan recovery of std::complex's operator*,
@@ -247,6 +248,7 @@ py::tuple spgemm_impl(const CsrArg& a, const py::array& a_values, const CsrArg& 
       const std::int64_t chunk_flops = prefix[re] - prefix[rb] - (re - rb);
       const std::int64_t cap = 4 * (a.cols.shape(0) + b.cols.shape(0)) / nchunks + (1 << 16);
       out.reserve_more(static_cast<std::size_t>(std::min(chunk_flops, cap)));
+      const std::int64_t pend = static_cast<std::int64_t>(acr[re]);
       if (dense) {
         ScratchVector<scalar_t, 30> acc_s(static_cast<std::size_t>(ncols));
         ScratchVector<std::uint64_t, 31> seen_s(static_cast<std::size_t>((ncols + 63) / 64));
@@ -262,6 +264,12 @@ py::tuple spgemm_impl(const CsrArg& a, const py::array& a_values, const CsrArg& 
           scalar_t* ov = out.vals.get() + out.size;
           std::size_t n = 0;
           for (index_t p = acr[r]; p < acr[r + 1]; ++p) {
+            // rows of B are scattered in memory: fetching them is the main cost, not the arithmetic
+            if (p + kPrefetch < pend) {
+              const index_t kn = acl[p + kPrefetch];
+              __builtin_prefetch(bcl + bcr[kn]);
+              __builtin_prefetch(bv + bcr[kn]);
+            }
             const scalar_t x = av[p];
             const index_t k = acl[p];
             for (index_t q = bcr[k]; q < bcr[k + 1]; ++q) {
@@ -405,6 +413,7 @@ void sampled_impl(const CsrArg& p, const CsrArg& x, const py::array& x_values, c
   parallel_chunks(0, nchunks, nchunks, [&](int, std::int64_t c, std::int64_t) {
     const std::int64_t rb = cut[c], re = cut[c + 1];
     if (rb == re) return;
+    const std::int64_t pend = static_cast<std::int64_t>(pcr[re]);
     if (dense) {
       ScratchVector<scalar_t, 33> acc_s(static_cast<std::size_t>(ncols));
       auto& acc = acc_s.get();
@@ -413,6 +422,11 @@ void sampled_impl(const CsrArg& p, const CsrArg& x, const py::array& x_values, c
         if (pcr[r] == pcr[r + 1]) continue;
         for (index_t t = xcr[r]; t < xcr[r + 1]; ++t) acc[xcl[t]] += xv[t];
         for (index_t e = pcr[r]; e < pcr[r + 1]; ++e) {
+          if (e + kPrefetch < pend) {
+            const index_t kn = pcl[e + kPrefetch];
+            __builtin_prefetch(ycl + ycr[kn]);
+            __builtin_prefetch(yv + ycr[kn]);
+          }
           const index_t k = pcl[e];
           scalar_t s = 0;
           for (index_t q = ycr[k]; q < ycr[k + 1]; ++q) s += mul(acc[ycl[q]], yv[q]);
