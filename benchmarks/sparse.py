@@ -1,6 +1,7 @@
 """Sparse benchmarks (area "sparse"): COO -> CSR conversion and coalesce against scipy;
 SpMM (CSR @ dense, k = 64) and SpMV against scipy and torch.sparse CSR; the
-element-wise sum of two CSR matrices against scipy's ``A + B``.
+element-wise sum of two CSR matrices against scipy's ``A + B``; SpGEMM A @ A
+(n = 50,000, same generator and nnz/n) against scipy and torch.sparse CSR.
 
 Workload (issue 4): a power-law matrix, n = 200,000, nnz = 2,000,000 float32,
 entries in random order with duplicates. Goal: weft at least 2x faster than
@@ -97,6 +98,7 @@ def run(report=None, quick=False):
             gbps_bytes=coo_bytes)
     _run_products(rep, coo.tocsr(), rng, repeat)
     _run_add(rep, n, nnz, rng, repeat)
+    _run_spgemm(rep, rng, repeat, quick)
     return rep
 
 
@@ -128,6 +130,46 @@ def _run_add(rep, n, nnz, rng, repeat):
     t_weft, t_scipy = timeit_pair(lambda: x + y, lambda: a + b, repeat)
     rep.add(case, "weft", t_weft, gbps_bytes=moved)
     rep.add(case, "scipy", t_scipy, gbps_bytes=moved)
+
+
+SPGEMM_N = 50_000
+
+
+def _run_spgemm(rep, rng, repeat, quick):
+    """SpGEMM ``A @ A`` on the power-law workload scaled to n = 50,000 (nnz/n kept).
+
+    scipy's product leaves the columns of each row unsorted; weft's (and torch's) are
+    canonical, so weft does the sort on top. GB/s is not meaningful here (random
+    access dominates); the note gives the flops and the output size."""
+    import scipy.sparse as sp
+
+    from weft import _C
+    from weft import sparse as S
+
+    n = SPGEMM_N // 2 if quick else SPGEMM_N
+    nnz = n * (NNZ // N)
+    idx, vals = power_law_coo(n, nnz, rng)
+    a = sp.csr_array((vals, (idx[0], idx[1])), shape=(n, n))
+    a.sum_duplicates()
+    x = S.from_scipy(a)
+    out = S.matmul(x, x)
+    flops = int(np.diff(a.indptr)[a.indices].sum())
+    rep.note(f"SpGEMM workload: power-law n={n}, nnz={a.nnz}, A@A has {out.nnz()} entries "
+             f"from {flops} multiply-adds, float32")
+    case = "SpGEMM A@A"
+    comp = (x.crows().numpy(), x.cols().numpy(), x.values().numpy())
+    rep.add(case, "weft kernel", timeit(lambda: _C.sparse_spgemm(*comp, *comp, n), repeat))
+    rep.add(case, "weft", timeit(lambda: S.matmul(x, x), repeat))
+    rep.add(case, "scipy", timeit(lambda: a @ a, repeat))
+    try:
+        import torch
+        tx = torch.sparse_csr_tensor(torch.from_numpy(a.indptr.astype(np.int64)),
+                                     torch.from_numpy(a.indices.astype(np.int64)),
+                                     torch.from_numpy(a.data), a.shape)
+        tx @ tx
+    except Exception:  # noqa: BLE001  (torch missing or without sparse CSR @ CSR)
+        return
+    rep.add(case, "torch", timeit(lambda: tx @ tx, repeat))
 
 
 def _run_products(rep, csr, rng, repeat, k=64):
@@ -214,4 +256,11 @@ def summary(rep):
         row = [x for x in rep.rows if x["case"] == "CSR+CSR add" and x["impl"] == "weft"][0]
         gbps = row["gbps_bytes"] / row["seconds"] / 1e9
         lines.append(f"CSR+CSR add: scipy/weft = {r:.2f}x, {gbps:.2f} GB/s")
+    case = "SpGEMM A@A"
+    for impl in ("weft kernel", "weft"):
+        r = rep.ratio(case, "scipy", impl)
+        if r is not None:
+            rt = rep.ratio(case, "torch", impl)
+            torch_text = f", torch/{impl} = {rt:.2f}x" if rt is not None else ""
+            lines.append(f"{case}: scipy/{impl} = {r:.2f}x{torch_text} (goal >= 1.5x scipy)")
     return lines

@@ -265,8 +265,9 @@ def test_errors():
         S.matmul(b, weft.ones([3, 4, 2], dtype="float64"))
     with pytest.raises(NotImplementedError, match=r"mixed layouts"):
         S.matmul(x.to_sparse_coo(2), weft.to_tensor(np.eye(4)).to_sparse_csr())
-    with pytest.raises(NotImplementedError, match=r"sparse @ sparse"):
-        S.matmul(x, weft.to_tensor(np.eye(4)).to_sparse_csr())
+    # sparse @ sparse of one layout is a product now (tests in test_spgemm.py)
+    eye = weft.to_tensor(np.eye(4)).to_sparse_csr()
+    np.testing.assert_array_equal(S.matmul(x, eye).to_dense().numpy(), x.to_dense().numpy())
     with pytest.raises(TypeError, match=r"same dtype"):
         S.matmul(x, weft.ones([4, 2], dtype="float32"))
     with pytest.raises(S.UnsupportedDtypeError, match=r"int64"):

@@ -1,4 +1,5 @@
-"""Sparse-dense products: ``matmul`` (CSR/COO @ dense, dense @ CSR/COO) and ``mv``.
+"""Sparse-dense products: ``matmul`` (CSR/COO @ dense, dense @ CSR/COO) and ``mv``;
+``matmul`` hands sparse @ sparse to spgemm.py.
 
 Every product reduces to three linear primitives on one CSR pattern ``A`` (R x C,
 a batch folded into the rows and columns), each a bilinear map whose vjps are
@@ -218,14 +219,16 @@ def _dense_arg(t, op, arg):
 
 
 def matmul(x, y, name=None):
-    """Matrix product with a sparse operand: ``x @ y`` as a dense Tensor.
+    """Matrix product with a sparse operand: ``x @ y`` (dense unless both are sparse).
 
     Supported: CSR@dense, COO@dense, and (**weft+**) dense@CSR, dense@COO; 2-D
     ``[M, K] @ [K, N]`` or batched 3-D ``[B, M, K] @ [B, K, N]`` (no broadcasting).
-    Values float32/float64/complex64/complex128, both operands of one dtype. COO
-    duplicates are summed. Gradients: a sparse operand gets a masked gradient
-    (``g @ yᴴ`` sampled at its stored entries, SDDMM); a dense one ``xᴴ @ g``.
-    Sparse@sparse is not implemented (``NotImplementedError``; densify one side).
+    Sparse@sparse: CSR@CSR -> CSR and COO@COO -> COO (coalesced), canonical and
+    holding every structurally nonzero product; mixed layouts raise
+    ``NotImplementedError``. Values float32/float64/complex64/complex128, both
+    operands of one dtype. COO duplicates are summed. Gradients: a sparse operand
+    gets a masked gradient (``g @ yᴴ`` sampled at its stored entries, never formed
+    densely); a dense one ``xᴴ @ g``.
 
     >>> import weft
     >>> x = weft.sparse.sparse_csr_tensor([0, 1, 2], [1, 0], [2.0, 3.0], [2, 2])
@@ -234,16 +237,15 @@ def matmul(x, y, name=None):
     [[6.0, 8.0], [3.0, 6.0]]
     >>> weft.sparse.matmul(y, x).tolist()
     [[6.0, 2.0], [12.0, 6.0]]
+    >>> weft.sparse.matmul(x, x).to_dense().tolist()
+    [[6.0, 0.0], [0.0, 6.0]]
     """
     op = "matmul"
     xs, ys = isinstance(x, _SparseBase), isinstance(y, _SparseBase)
     if xs and ys:
-        if type(x) is not type(y):
-            raise NotImplementedError(f"{op}: mixed layouts ({type(x).__name__} @ "
-                                      f"{type(y).__name__}) are not supported; convert one "
-                                      "operand first (to_sparse_csr / to_sparse_coo)")
-        raise NotImplementedError(f"{op}: sparse @ sparse is not implemented; convert one "
-                                  "operand with to_dense()")
+        from .spgemm import sparse_matmul  # noqa: PLC0415  (spgemm builds on this module)
+
+        return sparse_matmul(x, y, op)
     if not xs and not ys:
         raise TypeError(f"{op}: one of x and y must be a sparse tensor (use weft.matmul for "
                         f"dense operands), got {type(x).__name__} and {type(y).__name__}")
