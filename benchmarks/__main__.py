@@ -1,14 +1,14 @@
 """``python -m benchmarks <area> [--quick] [--json PATH]``: weft against its peers.
 
-Areas: core, autograd, nn, sparse, geometric, gnn. Each prints a table of medians with ratios and writes
-``benchmarks/results/<area>.json``.
+Areas: core, autograd, nn, sparse, sparse_structural, geometric, gnn. Each prints a
+table of medians with ratios and writes ``benchmarks/results/<area>.json``.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
 
-AREAS = ["core", "autograd", "nn", "sparse", "geometric", "gnn"]
+AREAS = ["core", "autograd", "nn", "sparse", "sparse_structural", "geometric", "gnn"]
 
 
 def main(argv=None):

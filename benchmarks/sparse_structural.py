@@ -3,11 +3,9 @@ softmax, against scipy (slicing, row sums) and torch (``torch.sparse.softmax`` o
 its only sparse softmax) when installed.
 
 Workload: the power-law matrix of ``benchmarks.sparse`` (n = 200,000, nnz = 2,000,000
-float32, canonical CSR). Run with ``python -m benchmarks.sparse_structural [--quick]``.
+float32, canonical CSR). Run with ``python -m benchmarks sparse_structural [--quick]``.
 """
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 
@@ -66,9 +64,3 @@ def summary(rep):
             lines.append(f"{case}: {peer}/weft = {r:.2f}x")
     return lines
 
-
-if __name__ == "__main__":
-    rep = run(quick="--quick" in sys.argv[1:])
-    rep.print_table()
-    for line in summary(rep):
-        print(line)
