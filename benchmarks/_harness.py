@@ -28,17 +28,22 @@ def timeit(fn, repeat=7, number=1, warmup=1):
 def timeit_pair(fa, fb, repeat=7, number=1, warmup=1):
     """Medians of ``fa`` and ``fb`` timed alternately (A B A B ...), so that drifts in
     machine speed and cache state affect both alike."""
+    return tuple(timeit_round([fa, fb], repeat, number, warmup))
+
+
+def timeit_round(fns, repeat=7, number=1, warmup=1):
+    """Medians of every function in ``fns``, timed in turn (A B C A B C ...)."""
     for _ in range(warmup):
-        fa()
-        fb()
-    ta, tb = [], []
+        for f in fns:
+            f()
+    times = [[] for _ in fns]
     for _ in range(repeat):
-        for f, out in ((fa, ta), (fb, tb)):
+        for f, out in zip(fns, times):
             t0 = time.perf_counter()
             for _ in range(number):
                 f()
             out.append((time.perf_counter() - t0) / number)
-    return statistics.median(ta), statistics.median(tb)
+    return [statistics.median(t) for t in times]
 
 
 def optional_import(name):

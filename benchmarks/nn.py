@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from ._harness import Report, optional_import, timeit
+from ._harness import Report, optional_import, timeit_round
 
 BATCH, D_IN, HIDDEN, CLASSES = 512, 256, 256, 10
 CASE = f"MLP train step (b={BATCH}, {D_IN}-{HIDDEN}-{HIDDEN}-{CLASSES}, Adam)"
@@ -102,7 +102,7 @@ def run(report=None, quick=False):
     number = 2 if quick else 5
 
     ref = _losses(step_weft(weft, x, y, ws, bs))
-    rep.add(CASE, "weft", timeit(step_weft(weft, x, y, ws, bs), repeat, number, warmup=3))
+    steps = {"weft": step_weft(weft, x, y, ws, bs)}
     torch = optional_import("torch")
     if torch is not None:
         # the same thread count as numpy's BLAS (OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when
@@ -111,8 +111,7 @@ def run(report=None, quick=False):
         if nt:
             torch.set_num_threads(int(nt))
         np.testing.assert_allclose(_losses(step_torch(torch, x, y, ws, bs)), ref, rtol=1e-4)
-        rep.add(CASE, "torch", timeit(step_torch(torch, x, y, ws, bs), repeat, number,
-                                      warmup=3))
+        steps["torch"] = step_torch(torch, x, y, ws, bs)
         rep.note(f"torch threads: {torch.get_num_threads()}")
     else:
         rep.note("torch not installed: pip install torch")
@@ -120,10 +119,15 @@ def run(report=None, quick=False):
     if paddle is not None:
         paddle.set_device("cpu")
         np.testing.assert_allclose(_losses(step_paddle(paddle, x, y, ws, bs)), ref, rtol=1e-4)
-        rep.add(CASE, "paddle", timeit(step_paddle(paddle, x, y, ws, bs), repeat, number,
-                                       warmup=3))
+        steps["paddle"] = step_paddle(paddle, x, y, ws, bs)
     else:
         rep.note("paddle not installed: pip install paddlepaddle")
+    # the libraries take turns (weft, torch, paddle, weft, ...): this machine's speed
+    # drifts by tens of percent over seconds, and timing one library after the other
+    # would charge that drift to whichever ran in the slow stretch
+    medians = timeit_round(list(steps.values()), repeat, number, warmup=3)
+    for impl, t in zip(steps, medians):
+        rep.add(CASE, impl, t)
     return rep
 
 
