@@ -47,6 +47,28 @@ inline void prefetch_row(const void* p, std::int64_t bytes) {
   for (std::int64_t off = 0; off < n; off += 64) __builtin_prefetch(c + off);
 }
 
+// The unrolled part of a real row-times-vector product: sum of v[k] * x[cl[k]] over
+// [k, ke) in groups of four with four partial sums (they break the add chain). It
+// stops before the first group holding a column >= ubound or at the last full group,
+// leaving k there; the caller finishes the row entry by entry with its own checks.
+template <class index_t, class real_t>
+inline real_t dot4(const index_t* __restrict cl, const real_t* __restrict v, const real_t* __restrict x,
+                   std::int64_t& k, std::int64_t ke, std::uint64_t ubound) {
+  real_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (; k + 4 <= ke; k += 4) {
+    const auto c0 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k]));
+    const auto c1 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k + 1]));
+    const auto c2 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k + 2]));
+    const auto c3 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k + 3]));
+    if ((c0 >= ubound) | (c1 >= ubound) | (c2 >= ubound) | (c3 >= ubound)) break;
+    s0 += v[k] * x[c0];
+    s1 += v[k + 1] * x[c1];
+    s2 += v[k + 2] * x[c2];
+    s3 += v[k + 3] * x[c3];
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
 template <class index_t>
 void check_crows_spmm(const index_t* cr, std::int64_t nrows, std::int64_t nnz, const char* op) {
   if (static_cast<std::int64_t>(cr[0]) != 0) value_error(op, "crows[0] must be 0, got ", static_cast<std::int64_t>(cr[0]));
@@ -181,22 +203,11 @@ py::array spmm(const py::array& crows, const py::array& cols, const py::array& v
           if constexpr (W == 1) {
             // SpMV: y fits in cache, so no prefetch; four partial sums break the add chain
             run([&](real_t* __restrict orow, std::int64_t kb, std::int64_t ke, std::int64_t, std::int64_t& b) {
-              real_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
               std::int64_t k = kb;
-              for (; k + 4 <= ke; k += 4) {
-                const auto c0 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k]));
-                const auto c1 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k + 1]));
-                const auto c2 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k + 2]));
-                const auto c3 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k + 3]));
-                if ((c0 >= ubound) | (c1 >= ubound) | (c2 >= ubound) | (c3 >= ubound)) break;
-                s0 += v[k] * yd[c0];
-                s1 += v[k + 1] * yd[c1];
-                s2 += v[k + 2] * yd[c2];
-                s3 += v[k + 3] * yd[c3];
-              }
+              real_t sum = dot4(cl, v, yd, k, ke, ubound);
               for (; k < ke; ++k)
-                if (ok(k, b)) s0 += v[k] * yd[cl[k]];
-              orow[0] = (s0 + s1) + (s2 + s3);
+                if (ok(k, b)) sum += v[k] * yd[cl[k]];
+              orow[0] = sum;
             });
             return;
           }
@@ -262,25 +273,14 @@ void spmv_rows(const index_t* __restrict cr, const index_t* __restrict cl, const
     }
     std::int64_t k = kb;
     if constexpr (comp == 1) {
-      // four partial sums break the add chain; a group with a bad column drops to the checked tail
-      real_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      for (; k + 4 <= ke; k += 4) {
-        const auto c0 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k]));
-        const auto c1 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k + 1]));
-        const auto c2 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k + 2]));
-        const auto c3 = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k + 3]));
-        if ((c0 >= ubound) | (c1 >= ubound) | (c2 >= ubound) | (c3 >= ubound)) break;
-        s0 += v[k] * x[c0];
-        s1 += v[k + 1] * x[c1];
-        s2 += v[k + 2] * x[c2];
-        s3 += v[k + 3] * x[c3];
-      }
+      // a group with a bad column drops to the checked tail
+      real_t sum = dot4(cl, v, x, k, ke, ubound);
       for (; k < ke; ++k) {
         const auto c = static_cast<std::uint64_t>(static_cast<std::int64_t>(cl[k]));
-        if (c < ubound) s0 += v[k] * x[c];
+        if (c < ubound) sum += v[k] * x[c];
         else if (badcol < 0) badcol = k;
       }
-      y[r] = (s0 + s1) + (s2 + s3);
+      y[r] = sum;
     } else {
       real_t sr = 0, si = 0;
       for (; k < ke; ++k) {

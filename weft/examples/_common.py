@@ -15,14 +15,22 @@ import sys
 import numpy as np
 
 
-def positive_int(text):
+def _int_at_least(text, low, what):
     try:
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if v < low:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {v}")
     return v
+
+
+def positive_int(text):
+    return _int_at_least(text, 1, "a positive integer")
+
+
+def nonnegative_int(text):
+    return _int_at_least(text, 0, "an integer >= 0")
 
 
 def finite_float(text):

@@ -38,8 +38,8 @@ from weft.geometric import reindex_graph, sample_neighbors
 from weft.geometric.nn import SAGEConv
 from weft.nn import functional as F
 
-from ._common import (Progress, nonnegative_float, positive_float, positive_int,
-                      probability)
+from ._common import (Progress, nonnegative_float, nonnegative_int, positive_float,
+                      positive_int, probability)
 from .gcn import row_normalize, sparse_dropout
 
 
@@ -55,16 +55,6 @@ def _fanout(text):
     return sizes
 
 
-def _nonnegative_int(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {v}")
-    return v
-
-
 def build_parser():
     p = argparse.ArgumentParser(prog="python -m weft.examples.graphsage",
                                 description=__doc__.splitlines()[0])
@@ -73,7 +63,7 @@ def build_parser():
       help="mini-batch run on the synthetic graph, full-batch run on Cora, or both "
            "(default)")
     a("--nodes", type=positive_int, default=200_000, help="synthetic nodes (default 200000)")
-    a("--edges", type=_nonnegative_int, default=4_000_000,
+    a("--edges", type=nonnegative_int, default=4_000_000,
       help="synthetic edges (default 4000000)")
     a("--features", type=positive_int, default=8, help="synthetic features (default 8)")
     a("--classes", type=positive_int, default=8, help="synthetic classes (default 8)")
@@ -81,14 +71,14 @@ def build_parser():
     a("--fanout", type=_fanout, default=[25, 10],
       help="neighbours sampled per hop, seeds outward (default 25,10)")
     a("--epochs", type=positive_int, default=5, help="mini-batch epochs (default 5)")
-    a("--steps-per-epoch", type=_nonnegative_int, default=20,
+    a("--steps-per-epoch", type=nonnegative_int, default=20,
       help="batches per epoch, 0 = all training nodes (default 20)")
     a("--eval-nodes", type=positive_int, default=4096,
       help="held-out nodes scored after each epoch (default 4096)")
     a("--hidden", type=positive_int, default=None,
       help="hidden units (default 64 mini-batch, 16 on Cora)")
     a("--lr", type=positive_float, default=0.01, help="Adam learning rate (default 0.01)")
-    a("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
+    a("--seed", type=nonnegative_int, default=0, help="random seed (default 0)")
     a("--cora-epochs", type=positive_int, default=200, help="Cora epochs (default 200)")
     a("--dropout", type=probability, default=0.5,
       help="dropout on Cora, in [0, 1) (default 0.5)")
