@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..ops._support import dtype_arg, normalize_axes
 from . import _kernels as K
-from .convert import (_crows_from_rows, _global_crows, csr_to_coo_indices, gather_rows,
-                      scatter_rows, values)
+from .convert import (_GATHER, _crows_from_rows, _global_crows, csr_to_coo_indices,
+                      gather_rows, scatter_rows, values)
 from .structural import _sparse_arg
 from .tensor import SparseCooTensor, wrap_coo, wrap_csr
 
@@ -90,19 +91,42 @@ def _coo_sum(idx, v, shape, axes, keepdim, sorted_by=0):
     return out, vals, out_shape, True
 
 
+def _run_slots(starts, nnz, xp):
+    """The run number of every entry, for runs beginning at ``starts`` and covering
+    ``[0, nnz)``."""
+    lengths = xp.diff(xp.concatenate([starts, xp.asarray([nnz], dtype=starts.dtype)]))
+    return xp.repeat(xp.arange(starts.shape[0], dtype=np.int64), lengths)
+
+
+def _run_sum_fwd(v, starts, nnz):
+    # np.add.reduceat streams the values once; a scatter by slot would sort them first
+    if type(v) is np.ndarray and nnz:
+        return np.add.reduceat(v, starts, axis=0)
+    return K.segment_sum(v, _run_slots(starts, nnz, K.xp_of_array(v)), starts.shape[0])
+
+
+# the sums of consecutive non-empty runs of the values (CSR rows); the vjp hands each
+# run's gradient to all of its entries
+_RUN_SUM = Primitive("sparse_run_sum", _run_sum_fwd)
+defvjp(_RUN_SUM, lambda g, ans, v, starts, nnz: apply(
+    _GATHER, g, idx=_run_slots(starts, nnz, K.xp_of_array(starts)), n=starts.shape[0]),
+    save=(), save_out=False)
+
+
 def _csr_row_sum(x, v):
     """``sum(x, axis=-1)`` of CSR ``x``: one entry per non-empty row, read off crows."""
     xp = K.xp_of_array(x._crows)
     shape = x._shape
     b, m = (1, shape[0]) if len(shape) == 2 else shape[:2]
     glob = x._crows if len(shape) == 2 else _global_crows(x._crows, b, m, xp)
-    counts = xp.diff(glob.astype(np.int64))
-    full = counts > 0
-    u = int(full.sum())
-    slot = xp.repeat(xp.arange(u, dtype=np.int64), counts[full])
+    glob = glob.astype(np.int64, copy=False)
+    full = glob[1:] > glob[:-1]
+    starts = glob[:-1][full]
+    u = int(starts.shape[0])
     crows = xp.zeros((b, m + 1), dtype=np.int64)
     crows[:, 1:] = xp.cumsum(full.reshape(b, m), axis=1)
-    return wrap_csr(scatter_rows(v, slot, u), crows.reshape(-1).astype(x._crows.dtype),
+    sums = apply(_RUN_SUM, v, starts=starts, nnz=int(v._data.shape[0]))
+    return wrap_csr(sums, crows.reshape(-1).astype(x._crows.dtype),
                     xp.zeros(u, dtype=x._cols.dtype), list(shape[:-1]) + [1])
 
 
