@@ -311,7 +311,10 @@ class SparseCsrTensor(_SparseBase):
     ([0, 1, 2], True)
     """
 
-    __slots__ = ("_crows", "_cols")
+    # _canonical: whether the columns strictly increase inside every row (sorted, no
+    # duplicates); None until someone checks. The components never change, so the
+    # answer is kept and handed to every tensor sharing them.
+    __slots__ = ("_crows", "_cols", "_canonical")
 
     def is_sparse_coo(self):
         return False
@@ -340,7 +343,7 @@ class SparseCsrTensor(_SparseBase):
                                 "SparseCsrTensor")
 
     def _same_pattern(self, data):
-        return _new_csr(data, self._crows, self._cols, self._shape)
+        return _new_csr(data, self._crows, self._cols, self._shape, self._canonical)
 
     def _same_pattern_as(self, other):
         return (isinstance(other, SparseCsrTensor) and other._shape == self._shape
@@ -368,11 +371,12 @@ def _new_coo(data, indices, shape, coalesced=False):
     return t
 
 
-def _new_csr(data, crows, cols, shape):
+def _new_csr(data, crows, cols, shape, canonical=None):
     t = SparseCsrTensor._wrap(data)
     t._crows = crows
     t._cols = cols
     t._shape = tuple(int(s) for s in shape)
+    t._canonical = canonical
     return t
 
 
@@ -400,9 +404,10 @@ def wrap_coo(values, indices, shape, coalesced=False):
     return _adopt(_new_coo(values._data, indices, shape, coalesced), values)
 
 
-def wrap_csr(values, crows, cols, shape):
-    """A SparseCsrTensor around the values Tensor ``values`` (its graph kept)."""
-    return _adopt(_new_csr(values._data, crows, cols, shape), values)
+def wrap_csr(values, crows, cols, shape, canonical=None):
+    """A SparseCsrTensor around the values Tensor ``values`` (its graph kept);
+    ``canonical=True`` records that the caller built sorted, duplicate-free rows."""
+    return _adopt(_new_csr(values._data, crows, cols, shape, canonical), values)
 
 
 def is_sparse_tensor(x):
