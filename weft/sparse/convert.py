@@ -238,15 +238,56 @@ def to_sparse_coo(x, sparse_dim=None, name=None):
         v = values(x)
         # row-major order of a canonical CSR is the coalesced order
         out = wrap_coo(v, csr_to_coo_indices(x), x._shape, coalesced=csr_is_canonical(x))
-        if sd != len(x._shape):
-            return _to_coo_from_dense(to_dense(out), sd)
-        return out
+        return out if sd == len(x._shape) else _coo_relayout(out, sd)
     sd = _sparse_dim_arg(sparse_dim, x.ndim, op)
     if isinstance(x, SparseCooTensor):
-        if sd == x._indices.shape[0]:
-            return x
-        return _to_coo_from_dense(to_dense(x), sd)
+        return x if sd == x._indices.shape[0] else _coo_relayout(x, sd)
     return _to_coo_from_dense(x, sd)
+
+
+def _coo_relayout(x, k):
+    """COO ``x`` with ``k`` sparse axes instead of its own, never densified whole.
+
+    Fewer sparse axes: entries sharing their first ``k`` indices merge into one
+    stored slice, the dropped sparse axes becoming dense (unstored positions are 0).
+    More: each stored slice is split along the axes that become sparse, and every
+    position of it is stored, zeros included: stored entries stay stored (as in
+    every sparse op), so the pattern never depends on the values. Both are a gather
+    or a scatter of the values, so gradients flow."""
+    shape, s = x._shape, x._indices.shape[0]
+    xp = K.xp_of_array(x._data)
+    if k < s:
+        c = coalesce(x)
+        idx = c._indices
+        sub = shape[k:s]
+        width = _prod(sub)
+        prefix = idx[:k]
+        nnz = idx.shape[1]
+        # entries are sorted, so each new prefix starts a run: its slot
+        new = xp.ones(nnz, dtype=bool)
+        if nnz > 1:
+            new[1:] = xp.any(prefix[:, 1:] != prefix[:, :-1], axis=0)
+        slot = xp.cumsum(new) - 1
+        u = int(slot[-1]) + 1 if nnz else 0
+        pos = slot * width + K.linear_index(idx[k:s], sub, xp)
+        dense = tuple(shape[s:])
+        vals = scatter_rows(values(c), pos, u * width)
+        vals = _reshape(vals, (u,) + tuple(sub) + dense)
+        return wrap_coo(vals, xp.ascontiguousarray(prefix[:, new]), shape, coalesced=True)
+    sub = shape[s:k]
+    width = _prod(sub)
+    rest = tuple(shape[k:])
+    nnz = x._data.shape[0]
+    keep = xp.arange(nnz * width, dtype=np.int64)
+    entry, p = keep // max(width, 1), keep % max(width, 1)
+    # the index dtype is kept unless the axes turned sparse are too long for it
+    it = x._indices.dtype
+    it = it if max(sub, default=0) <= np.iinfo(it).max else np.dtype(np.int64)
+    idx = xp.concatenate([x._indices[:, entry].astype(it, copy=False),
+                          K.unravel(p, sub, it, xp)], axis=0)
+    vals = _reshape(values(x), (nnz * width,) + rest)
+    # row-major order survives when x was coalesced: entries ascend, and p within each
+    return wrap_coo(vals, xp.ascontiguousarray(idx), shape, coalesced=x._coalesced)
 
 
 def _crows_from_rows(rows, batch, shape, dtype, xp):
