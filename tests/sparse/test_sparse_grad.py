@@ -150,3 +150,28 @@ def test_hybrid_transpose_grad():
     v = np.random.default_rng(0).standard_normal((2, 2, 3))
     x = S.sparse_coo_tensor([[0, 1]], v, [2, 2, 3], stop_gradient=False)
     assert gradcheck(lambda s: S.transpose(s, [0, 2, 1]).to_dense(), x)
+
+
+def test_hook_on_sparse_non_leaf_sees_a_sparse_gradient():
+    d = _dense()
+    s = d.to_sparse_csr()  # a non-leaf: its history leads back to d
+    seen = []
+
+    def double(g):
+        seen.append(g)
+        return g * 2.0  # a sparse gradient of s's pattern
+    h = s.register_hook(double)
+    S.sin(s).values().sum().backward()
+    (g,) = seen
+    assert isinstance(g, S.SparseCsrTensor) and g.cols().tolist() == s.cols().tolist()
+    np.testing.assert_allclose(g.values().numpy(), np.cos(s.values().numpy()))
+    mask = d.numpy() != 0
+    np.testing.assert_allclose(d.grad.numpy(), 2 * np.cos(d.numpy()) * mask)
+    # a values-shaped dense return is accepted too; after remove() the hook is gone
+    h.remove()
+    assert not s._node.hooks[s._oidx]
+    d.clear_grad()
+    s = d.to_sparse_csr()
+    s.register_hook(lambda g: g.values() * 0.0)
+    S.sin(s).values().sum().backward()
+    np.testing.assert_array_equal(d.grad.numpy(), np.zeros((3, 3)))

@@ -724,9 +724,24 @@ def register_hook(t, hook):
         if node.hooks is None:
             node.hooks = {}
         reg = node.hooks.setdefault(t._oidx, _HookDict())
+        if type(t) is not Tensor and t.is_sparse():
+            hook = _sparse_hook(t, hook)
     h = RemovableHandle(reg)
     reg[h.id] = hook
     return h
+
+
+def _sparse_hook(t, hook):
+    """``hook`` as the node sees it: inside the engine a sparse tensor's gradient is
+    its values, so the hook gets it re-dressed with ``t``'s pattern and may return
+    a sparse gradient of that pattern (or a values-shaped one). The pattern is held
+    by a detached twin, which shares ``t``'s arrays but not its graph."""
+    twin = t.detach()
+
+    def run(g):
+        r = hook(twin._grad_from_values(g))
+        return None if r is None else twin._values_cotangent(r, "register_hook")
+    return run
 
 
 class _HookDict(dict):
