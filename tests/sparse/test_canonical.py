@@ -63,3 +63,41 @@ def test_the_answer_is_shared_by_tensors_of_the_same_pattern():
     x = weft.to_tensor([[0.0, 1.0], [2.0, 3.0]]).to_sparse_csr()
     assert csr_is_canonical(x)
     assert S.sin(x)._canonical is True and (x * 2.0)._canonical is True
+
+
+def _truly_canonical(x):
+    shape = x.shape
+    crows = x.crows().numpy().astype(np.int64)
+    if len(shape) == 3:
+        b, m = shape[:2]
+        per = crows.reshape(b, m + 1)
+        crows = np.concatenate([[0], (per[:, 1:] + np.cumsum(
+            np.concatenate([[0], per[:-1, -1]]))[:, None]).reshape(-1)])
+    return _loop_canonical(crows, x.cols().numpy())
+
+
+@given(st.integers(0, 2 ** 16), st.booleans(), st.booleans())
+def test_outputs_marked_canonical_are_canonical(seed, batched, native):
+    """Ops that record canonical=True on their output must be right about it."""
+    import weft.sparse._kernels as K
+
+    rng = np.random.default_rng(seed)
+    shape = [2, 4, 5] if batched else [4, 5]
+    nnz = int(rng.integers(0, 12))
+    idx = np.stack([rng.integers(0, s, nnz) for s in shape])  # duplicates, unsorted
+    coo = S.sparse_coo_tensor(idx, rng.standard_normal(nnz), shape)
+    old = K._HAS_NATIVE
+    K._HAS_NATIVE = native and old
+    try:
+        x = coo.to_sparse_csr()
+        outs = [x, S.coalesce(x), x + x, S.cast(x, "int32"), x.clone(), S.sin(x),
+                S.transpose(x, [0, 2, 1] if batched else [1, 0]),
+                weft.to_tensor(coo.to_dense().numpy()).to_sparse_csr()]
+        if not batched:
+            outs.append(S.matmul(x, S.transpose(x, [1, 0])))
+    finally:
+        K._HAS_NATIVE = old
+    for out in outs:
+        if out._canonical:
+            assert _truly_canonical(out)
+        np.testing.assert_allclose(S.coalesce(out).to_dense().numpy(), out.to_dense().numpy())

@@ -184,7 +184,7 @@ def merge_patterns(x, y, intersect=False):
         x, y = _canonical(x), _canonical(y)
         r = _merge_csr(x, y, idt, intersect)
     crows, cols, sx, sy = r
-    return x, y, sx, sy, lambda v: wrap_csr(v, crows, cols, shape)
+    return x, y, sx, sy, lambda v: wrap_csr(v, crows, cols, shape, canonical=True)
 
 
 def _native_csr(x, y):
@@ -243,7 +243,7 @@ def _full_pattern(x, y):
     m, n = shape[-2], shape[-1]
     crows = xp.tile(xp.arange(m + 1, dtype=idt) * n, nb)
     cols = xp.tile(xp.arange(n, dtype=idt), nb * m)
-    return xc, yc, slots[0], slots[1], lambda v: wrap_csr(v, crows, cols, shape)
+    return xc, yc, slots[0], slots[1], lambda v: wrap_csr(v, crows, cols, shape, canonical=True)
 
 
 # ----------------------------------------------------------------------------------

@@ -110,7 +110,7 @@ def clone(x, name=None):
     v = apply(_COPY, x)
     if isinstance(x, SparseCooTensor):
         return wrap_coo(v, x._indices.copy(), x._shape, x._coalesced)
-    return wrap_csr(v, x._crows.copy(), x._cols.copy(), x._shape)
+    return wrap_csr(v, x._crows.copy(), x._cols.copy(), x._shape, x._canonical)
 
 
 # ----------------------------------------------------------------------------------
@@ -339,7 +339,7 @@ def to_sparse_csr(x, name=None):
     vals = gather_rows(_reshape(x, (d.size,)), pos)
     batch = idx[0] if nd == 3 else None
     crows = _crows_from_rows(idx[-2], batch, d.shape, np.int64, xp)
-    return wrap_csr(vals, crows, xp.ascontiguousarray(idx[-1]), d.shape)
+    return wrap_csr(vals, crows, xp.ascontiguousarray(idx[-1]), d.shape, canonical=True)
 
 
 def _want_inverse(x):
@@ -355,11 +355,11 @@ def _coo_to_csr(x):
     if len(shape) == 2:
         crows, cols, vals, inv = K.coo_to_csr2d(x._indices, x._data, shape, want)
         v = _merge_values(x, vals, inv)
-        return wrap_csr(v, crows, cols, shape)
+        return wrap_csr(v, crows, cols, shape, canonical=True)
     c = coalesce(x)
     idx = c._indices
     crows = _crows_from_rows(idx[1], idx[0], shape, idx.dtype, xp)
-    return wrap_csr(values(c), crows, xp.ascontiguousarray(idx[2]), shape)
+    return wrap_csr(values(c), crows, xp.ascontiguousarray(idx[2]), shape, canonical=True)
 
 
 def _merge_values(x, vals, inverse):

@@ -150,7 +150,8 @@ def csr_row_softmax(x):
     if len(shape) == 3:
         crows = _global_crows(crows, shape[0], shape[1], K.xp_of_array(crows))
     rows = _Rows(K.xp_of_array(crows).ascontiguousarray(crows), x._data.shape[0])
-    return wrap_csr(apply(_SOFTMAX, values(x), rows=rows), x._crows, x._cols, shape)
+    return wrap_csr(apply(_SOFTMAX, values(x), rows=rows), x._crows, x._cols, shape,
+                    x._canonical)
 
 
 __all__ = []

@@ -172,7 +172,8 @@ def _csr_product(a, b, op):
         batch = K.csr_rows(cr, cl.shape[0]).astype(np.int64) // max(m, 1)
         cl = cl.astype(np.int64) - batch * n
         cr = _batched_crows(cr, bt, m, xp)
-    return wrap_csr(v, _fit_index(cr, itype, op), _fit_index(cl, itype, op), shape)
+    return wrap_csr(v, _fit_index(cr, itype, op), _fit_index(cl, itype, op), shape,
+                    canonical=True)
 
 
 def sparse_matmul(x, y, op="matmul"):
@@ -241,7 +242,7 @@ def masked_matmul(x, y, mask, name=None):
     b = _reshape(_swap_last(y), (plan.ncols, k))
     v = apply(_SDDMM, a, b, plan=plan)
     if isinstance(mask, SparseCsrTensor):
-        return wrap_csr(v, mask._crows.copy(), mask._cols.copy(), want)
+        return wrap_csr(v, mask._crows.copy(), mask._cols.copy(), want, mask._canonical)
     return wrap_coo(gather_rows(v, inv), mask._indices.copy(), want, mask._coalesced)
 
 

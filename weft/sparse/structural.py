@@ -94,13 +94,13 @@ def _csr_from_indices(x, idx, shape):
     xp = K.xp_of_array(idx)
     if len(shape) == 2:
         crows, cols, vals, inv = K.coo_to_csr2d(idx, x._data, shape, _want_inverse(x))
-        return wrap_csr(_merge_values(x, vals, inv), crows, cols, shape)
+        return wrap_csr(_merge_values(x, vals, inv), crows, cols, shape, canonical=True)
     tmp = _new_coo(x._data, idx, shape)
     tmp.stop_gradient, tmp._node, tmp._oidx = x.stop_gradient, x._node, x._oidx
     c = coalesce(tmp)
     ci = c._indices
     crows = _crows_from_rows(ci[1], ci[0], shape, ci.dtype, xp)
-    return wrap_csr(values(c), crows, xp.ascontiguousarray(ci[2]), shape)
+    return wrap_csr(values(c), crows, xp.ascontiguousarray(ci[2]), shape, canonical=True)
 
 
 def cast(x, index_dtype=None, value_dtype=None, name=None):
@@ -148,7 +148,7 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
     cr, cl = x._crows, x._cols
     if idt is not None and idt != cr.dtype:
         cr, cl = cr.astype(idt), cl.astype(idt)
-    return wrap_csr(v, cr, cl, x._shape)
+    return wrap_csr(v, cr, cl, x._shape, x._canonical)
 
 
 def isnan(x, name=None):
@@ -208,7 +208,7 @@ def mask_as(x, mask, name=None):
         return wrap_coo(v, mask._indices, mask._shape, mask._coalesced)
     flat = _reshape(x, (_prod(mask._shape),))
     v = gather_rows(flat, csr_linear(mask))
-    return wrap_csr(v, mask._crows, mask._cols, mask._shape)
+    return wrap_csr(v, mask._crows, mask._cols, mask._shape, mask._canonical)
 
 
 __all__ = ["transpose", "cast", "isnan", "is_same_shape", "mask_as"]
