@@ -480,9 +480,3 @@ def summary(rep):
                              f"(goal > 1: {'met' if r > 1 else 'NOT met'})")
     return lines
 
-
-if __name__ == "__main__":
-    report = run()
-    report.print_table()
-    for line in summary(report):
-        print(line)
