@@ -158,18 +158,24 @@ def test_error_inputs(op):
             _call(op, err.sample)
 
 
-@pytest.mark.parametrize("op,dtype", _cases("grad_dtype", "grad_dtypes"))
-def test_gradient_has_input_dtype_and_shape(op, dtype):
-    if not op.supports_grad:
-        pytest.skip(f"{op.name} is not differentiable")
+def _graded_samples(op, dtype):
+    """``(sample, leaves, outputs)`` for each sample with differentiable inputs and at
+    least one floating output that requires grad."""
     for sample in op.sample_inputs(dtype, _rng(op, dtype)):
         func, leaves = _differentiable_call(op, sample)
         if not leaves:
             continue
         outs = [o for o in _as_tuple(func(*leaves))
                 if isinstance(o, weft.Tensor) and o.dtype.kind in "fc" and not o.stop_gradient]
-        if not outs:
-            continue
+        if outs:
+            yield sample, leaves, outs
+
+
+@pytest.mark.parametrize("op,dtype", _cases("grad_dtype", "grad_dtypes"))
+def test_gradient_has_input_dtype_and_shape(op, dtype):
+    if not op.supports_grad:
+        pytest.skip(f"{op.name} is not differentiable")
+    for sample, leaves, outs in _graded_samples(op, dtype):
         loss = sum((weft.real(o) if o.dtype.kind == "c" else o).sum() for o in outs)
         grads = weft.grad(loss, leaves, allow_unused=True)
         for leaf, g in zip(leaves, grads):
@@ -209,14 +215,7 @@ def test_batched_vjp_matches_single_passes(op, dtype):
 
     k = 3
     rng = np.random.default_rng(5)
-    for sample in op.sample_inputs(dtype, _rng(op, dtype)):
-        func, leaves = _differentiable_call(op, sample)
-        if not leaves:
-            continue
-        outs = [o for o in _as_tuple(func(*leaves))
-                if isinstance(o, weft.Tensor) and o.dtype.kind in "fc" and not o.stop_gradient]
-        if not outs:
-            continue
+    for sample, leaves, outs in _graded_samples(op, dtype):
         cots = []
         for o in outs:
             c = rng.standard_normal((k,) + tuple(o.shape))

@@ -323,6 +323,17 @@ def _check_versions(node):
                 f"is {counter[0]} but the expected version is {v}.")
 
 
+def _to_dtype(g, dtype):
+    """A gradient in its input's dtype: the real part for a real input (the complex
+    convention), then a cast."""
+    if g._data.dtype != dtype:
+        if g._data.dtype.kind == "c" and dtype.kind != "c":
+            g = support.real(g)
+        if g._data.dtype != dtype:
+            g = support.cast(g, dtype)
+    return g
+
+
 def _fix_grad(g, t):
     """Bring a vjp result to the shape and dtype of input ``t``."""
     if not isinstance(g, Tensor):
@@ -334,13 +345,7 @@ def _fix_grad(g, t):
     d = t._data
     if g._data.shape != d.shape:
         g = support.sum_to_shape(g, list(d.shape))
-    gd = g._data.dtype
-    if gd != d.dtype:
-        if gd.kind == "c" and d.dtype.kind != "c":
-            g = support.real(g)
-        if g._data.dtype != d.dtype:
-            g = support.cast(g, d.dtype)
-    return g
+    return _to_dtype(g, d.dtype)
 
 
 def _add(a, b):
@@ -681,13 +686,7 @@ def _fix_batched(g, t, batch):
         g = support.sum_to_shape(g, [batch] + [1] * pad + list(d.shape))
         if pad:
             g = support.reshape(g, target)
-    gd = g._data.dtype
-    if gd != d.dtype:
-        if gd.kind == "c" and d.dtype.kind != "c":
-            g = support.real(g)
-        if g._data.dtype != d.dtype:
-            g = support.cast(g, d.dtype)
-    return g
+    return _to_dtype(g, d.dtype)
 
 
 # ----------------------------------------------------------------------------------
