@@ -40,6 +40,15 @@ namespace py = pybind11;
 namespace weft {
 namespace {
 
+// The [nnz] int64 map from each input entry to its output slot when the caller
+// wants it (for gradients), else None; ``inv`` is left pointing at its data.
+py::object optional_inverse(bool want, std::int64_t nnz, std::int64_t*& inv) {
+  if (!want) return py::none();
+  py::array_t<std::int64_t> a(std::vector<py::ssize_t>{nnz});
+  inv = a.mutable_data();
+  return std::move(a);
+}
+
 constexpr std::int64_t kGrain = 1 << 14;  // entries per chunk below which a team costs more than it saves
 
 template <class U>
@@ -349,13 +358,8 @@ py::tuple coo_coalesce(const py::array& indices, const py::array& values, std::v
         sort_rows_and_count(s, nrows);
       }
       const std::int64_t u = s.urp[static_cast<std::size_t>(nrows)];
-      py::object inverse = py::none();
       std::int64_t* inv = nullptr;
-      if (want_inverse) {
-        py::array_t<std::int64_t> a(std::vector<py::ssize_t>{nnz});
-        inv = a.mutable_data();
-        inverse = a;
-      }
+      py::object inverse = optional_inverse(want_inverse, nnz, inv);
       py::array out_values(values.dtype(), std::vector<py::ssize_t>{u, w});
       py::array out_idx = to_csr ? new_index<index_t>({u}) : new_index<index_t>({sd, u});
       auto* oi = static_cast<index_t*>(out_idx.mutable_data());
@@ -423,13 +427,8 @@ py::tuple csr_canonical(const py::array& crows, const py::array& cols, const py:
         sort_rows_and_count(s, nrows);
       }
       const std::int64_t u = s.urp[static_cast<std::size_t>(nrows)];
-      py::object inverse = py::none();
       std::int64_t* inv = nullptr;
-      if (want_inverse) {
-        py::array_t<std::int64_t> a(std::vector<py::ssize_t>{nnz});
-        inv = a.mutable_data();
-        inverse = a;
-      }
+      py::object inverse = optional_inverse(want_inverse, nnz, inv);
       py::array out_values(values.dtype(), std::vector<py::ssize_t>{u, w});
       auto out_cols = new_index<index_t>({u});
       auto* oc = out_cols.mutable_data();
