@@ -34,10 +34,21 @@ inline int plan_chunks(std::int64_t range, std::int64_t grain) {
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(get_num_threads(), by_grain)));
 }
 
+// plan_chunks over-split for load balance: per_thread chunks per thread when a
+// team is worth starting, else 1.  Chunks are handed out dynamically, so when one
+// core is shared with another process (or one chunk holds heavier rows than its
+// estimate said) the other threads take over its remaining chunks instead of
+// waiting for it.
+inline int plan_tasks(std::int64_t range, std::int64_t grain, int per_thread) {
+  const int teams = plan_chunks(range, grain);
+  return teams > 1 ? teams * per_thread : std::max(teams, 1);
+}
+
 // Runs f(chunk, begin, end) for chunk = 0 .. nchunks-1, chunk c covering the
 // c-th equal slice of [begin, end).  The split depends only on nchunks, never on
-// which thread runs a chunk, so a kernel that gives each chunk its own output
-// (or its own scratch indexed by chunk) is deterministic.  Exceptions thrown by
+// which thread runs a chunk (chunks go to whichever thread is free), so a kernel
+// that gives each chunk its own output (or its own scratch indexed by chunk) is
+// deterministic.  Exceptions thrown by
 // f are rethrown on the calling thread (first one wins).  f must not touch
 // Python: kernels run with the GIL released.
 template <class F>
@@ -56,7 +67,7 @@ void parallel_chunks(std::int64_t begin, std::int64_t end, int nchunks, const F&
     detail::note_pool_used();
     const int nthreads = std::min(nchunks, get_num_threads());
     std::exception_ptr error;
-#pragma omp parallel for schedule(static, 1) num_threads(nthreads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
     for (int c = 0; c < nchunks; ++c) {
       try {
         std::int64_t b, e;

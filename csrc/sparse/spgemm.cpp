@@ -50,9 +50,9 @@ namespace {
 
 constexpr std::int64_t kWorkGrain = 1 << 15;      // multiply-adds per chunk below which a team costs more than it saves
 constexpr std::int64_t kDenseMaxCols = 1 << 21;   // widest output row kept as a dense accumulator per thread
-constexpr int kChunksPerThread = 4;               // over-split so that errors in the work estimate even out
+constexpr int kChunksPerThread = 4;               // over-split, taken dynamically: errors in the work estimate even out
 constexpr std::int64_t kPrefetch = 8;             // entries of A ahead whose row of B is prefetched (a hint: never faults)
-constexpr std::size_t kSortMax = 16;              // output rows up to this length are sorted, longer ones read off a bitmap
+constexpr std::size_t kSortMax = 16;              // rows with up to this many products are sorted as a list, longer ones read off a bitmap
 
 // complex * complex without the Annex G inf/nan recovery of std::complex's operator*,
 // which is a library call per product
@@ -112,13 +112,14 @@ void check_csr_ranges(const CsrArg& m, std::int64_t bound, const char* bound_wha
 }
 
 // Row ranges [cut[c], cut[c+1]) of about equal work; work(r) >= 0 is the cost of row r.
+// prefix[r + 1] - prefix[r] = work(r) + 1 is left for the caller.
 template <class F>
-std::vector<std::int64_t> split_by_work(std::int64_t nrows, const F& work, int& nchunks) {
-  std::vector<std::int64_t> prefix(static_cast<std::size_t>(nrows) + 1, 0);
+std::vector<std::int64_t> split_by_work(std::int64_t nrows, const F& work, int& nchunks,
+                                        std::vector<std::int64_t>& prefix) {
+  prefix.assign(static_cast<std::size_t>(nrows) + 1, 0);
   for (std::int64_t r = 0; r < nrows; ++r) prefix[r + 1] = prefix[r] + work(r) + 1;
   const std::int64_t total = prefix[nrows];
-  const int teams = plan_chunks(total, kWorkGrain);
-  nchunks = teams > 1 ? teams * kChunksPerThread : 1;
+  nchunks = plan_tasks(total, kWorkGrain, kChunksPerThread);
   std::vector<std::int64_t> cut(static_cast<std::size_t>(nchunks) + 1, nrows);
   cut[0] = 0;
   for (int c = 1; c < nchunks; ++c) {
@@ -133,50 +134,57 @@ std::vector<std::int64_t> split_by_work(std::int64_t nrows, const F& work, int& 
 
 // Columns of the current output row as a bitmap, plus a summary bit per bitmap
 // word, so that the row's columns are listed in order in O(ncols / 4096 + words
-// touched) instead of by a comparison sort.  Per-thread scratch, all zero between rows.
+// touched) instead of by a comparison sort.  Adding a column is two unconditional
+// ORs: a test-and-set would branch on whether the column is new, which a power-law
+// product makes unpredictable (measured: the mispredictions cost more than the
+// memory traffic).  Per-thread scratch, all zero between rows.
 struct ColumnSet {
   ScratchVector<std::uint64_t, 31> bits_s;
   ScratchVector<std::uint64_t, 32> summary_s;
-  std::vector<std::uint64_t>& bits;
-  std::vector<std::uint64_t>& summary;
+  // raw pointers, so that the hot loops need not reload them from the vectors
+  // after every store (the compiler cannot prove the stores do not alias them)
+  std::uint64_t* __restrict bits;
+  std::uint64_t* __restrict summary;
+  std::size_t nsummary;
 
   explicit ColumnSet(std::int64_t ncols)
       : bits_s(static_cast<std::size_t>((ncols + 63) / 64)),
         summary_s(static_cast<std::size_t>((ncols + 4095) / 4096)),
-        bits(bits_s.get()),
-        summary(summary_s.get()) {
-    std::fill(bits.begin(), bits.end(), 0);  // scratch outlives calls
-    std::fill(summary.begin(), summary.end(), 0);
+        bits(bits_s.get().data()),
+        summary(summary_s.get().data()),
+        nsummary(summary_s.get().size()) {
+    std::fill(bits_s.get().begin(), bits_s.get().end(), 0);  // scratch outlives calls
+    std::fill(summary, summary + nsummary, 0);
   }
-  // true when j was not yet in the row
-  bool insert(std::uint64_t j) {
-    const std::uint64_t bit = std::uint64_t(1) << (j & 63);
-    if (bits[j >> 6] & bit) return false;
-    bits[j >> 6] |= bit;
+  void add(std::uint64_t j) {
+    bits[j >> 6] |= std::uint64_t(1) << (j & 63);
     summary[j >> 12] |= std::uint64_t(1) << ((j >> 6) & 63);
-    return true;
   }
-  // f(j) for every column in increasing order, leaving the set empty
-  template <class F>
-  void drain(const F& f) {
-    for (std::size_t s = 0; s < summary.size(); ++s) {
+  // g(word index) for every nonzero bitmap word in increasing order, then the set is empty
+  template <class G>
+  void drain_words(const G& g) {
+    for (std::size_t s = 0; s < nsummary; ++s) {
       for (std::uint64_t sb = summary[s]; sb; sb &= sb - 1) {
         const std::size_t word = s * 64 + static_cast<std::size_t>(__builtin_ctzll(sb));
-        for (std::uint64_t b = bits[word]; b; b &= b - 1)
-          f(word * 64 + static_cast<std::size_t>(__builtin_ctzll(b)));
+        g(word);
         bits[word] = 0;
       }
       summary[s] = 0;
     }
   }
-  // empties the set when its columns are known (short rows)
-  template <class index_t>
-  void clear(const index_t* cols, std::size_t n) {
-    for (std::size_t t = 0; t < n; ++t) {
-      const auto j = static_cast<std::uint64_t>(cols[t]);
-      bits[j >> 6] = 0;
-      summary[j >> 12] = 0;
-    }
+  // number of columns in the set, leaving it empty
+  std::int64_t count_clear() {
+    std::int64_t n = 0;
+    drain_words([&](std::size_t word) { n += __builtin_popcountll(bits[word]); });
+    return n;
+  }
+  // f(j) for every column in increasing order, leaving the set empty
+  template <class F>
+  void drain(const F& f) {
+    drain_words([&](std::size_t word) {
+      for (std::uint64_t b = bits[word]; b; b &= b - 1)
+        f(word * 64 + static_cast<std::size_t>(__builtin_ctzll(b)));
+    });
   }
 };
 
@@ -193,11 +201,25 @@ std::vector<char> canonical_rows(const index_t* bcr, const index_t* bcl, std::in
   return ok;
 }
 
+// How row r of A @ B is formed: the multiply-adds it needs are known up front
+// (from the work split), so the choice costs nothing per product.
+enum class RowKind { kEmpty, kScaledRow, kShort, kBitmap };
+
+// A row with at most kSortMax products is sorted as a list: cheaper than
+// scanning the bitmap's summary, which costs ncols / 4096 words per row.
+template <class index_t>
+RowKind row_kind(std::int64_t r, std::int64_t products, const index_t* acr, const index_t* acl,
+                 const std::vector<char>& canonical) {
+  if (products == 0) return RowKind::kEmpty;
+  if (acr[r + 1] - acr[r] == 1 && canonical[acl[acr[r]]]) return RowKind::kScaledRow;
+  return products <= static_cast<std::int64_t>(kSortMax) ? RowKind::kShort : RowKind::kBitmap;
+}
+
 // Symbolic pass: count[r + 1] = stored entries of row r of A @ B.
 template <class index_t>
 void count_rows(const index_t* acr, const index_t* acl, const index_t* bcr, const index_t* bcl,
-                const std::vector<char>& canonical, std::int64_t ncols, const std::vector<std::int64_t>& cut,
-                int nchunks, std::int64_t* count) {
+                const std::vector<char>& canonical, std::int64_t ncols, const std::vector<std::int64_t>& work,
+                const std::vector<std::int64_t>& cut, int nchunks, std::int64_t* count) {
   const bool dense = ncols <= kDenseMaxCols;
   parallel_chunks(0, nchunks, nchunks, [&](int, std::int64_t c, std::int64_t) {
     const std::int64_t rb = cut[c], re = cut[c + 1];
@@ -206,21 +228,30 @@ void count_rows(const index_t* acr, const index_t* acl, const index_t* bcr, cons
       ColumnSet set(ncols);
       index_t few[kSortMax];
       for (std::int64_t r = rb; r < re; ++r) {
-        if (acr[r + 1] - acr[r] == 1 && canonical[acl[acr[r]]]) {
-          const index_t k = acl[acr[r]];
-          count[r + 1] = static_cast<std::int64_t>(bcr[k + 1] - bcr[k]);
-          continue;
+        switch (row_kind(r, work[r + 1] - work[r] - 1, acr, acl, canonical)) {
+          case RowKind::kEmpty:
+            count[r + 1] = 0;
+            break;
+          case RowKind::kScaledRow: {
+            const index_t k = acl[acr[r]];
+            count[r + 1] = static_cast<std::int64_t>(bcr[k + 1] - bcr[k]);
+            break;
+          }
+          case RowKind::kShort: {
+            std::size_t n = 0;
+            for (index_t p = acr[r]; p < acr[r + 1]; ++p)
+              for (index_t q = bcr[acl[p]]; q < bcr[acl[p] + 1]; ++q) few[n++] = bcl[q];
+            std::sort(few, few + n);
+            count[r + 1] = std::unique(few, few + n) - few;
+            break;
+          }
+          case RowKind::kBitmap:
+            for (index_t p = acr[r], pe = acr[r + 1]; p < pe; ++p)
+              for (index_t q = bcr[acl[p]], qe = bcr[acl[p] + 1]; q < qe; ++q)
+                set.add(static_cast<std::uint64_t>(bcl[q]));
+            count[r + 1] = set.count_clear();
+            break;
         }
-        std::size_t n = 0;
-        for (index_t p = acr[r]; p < acr[r + 1]; ++p)
-          for (index_t q = bcr[acl[p]]; q < bcr[acl[p] + 1]; ++q)
-            if (set.insert(static_cast<std::uint64_t>(bcl[q]))) {
-              if (n < kSortMax) few[n] = bcl[q];
-              ++n;
-            }
-        if (n <= kSortMax) set.clear(few, n);
-        else set.drain([](std::size_t) {});
-        count[r + 1] = static_cast<std::int64_t>(n);
       }
     } else {
       std::vector<index_t> seen;
@@ -236,11 +267,12 @@ void count_rows(const index_t* acr, const index_t* acl, const index_t* bcr, cons
 }
 
 // Numeric pass: row r of A @ B written at ocl/ov + crows[r], columns in order.
+// Every path adds a column's products in the order (entry of A, entry of B).
 template <class index_t, class scalar_t>
 void fill_rows(const index_t* acr, const index_t* acl, const scalar_t* av, const index_t* bcr, const index_t* bcl,
                const scalar_t* bv, const std::vector<char>& canonical, std::int64_t ncols,
-               const std::vector<std::int64_t>& cut, int nchunks, const std::int64_t* crows, index_t* ocl,
-               scalar_t* ovl) {
+               const std::vector<std::int64_t>& work, const std::vector<std::int64_t>& cut, int nchunks,
+               const std::int64_t* crows, index_t* ocl, scalar_t* ovl) {
   const bool dense = ncols <= kDenseMaxCols;
   parallel_chunks(0, nchunks, nchunks, [&](int, std::int64_t c, std::int64_t) {
     const std::int64_t rb = cut[c], re = cut[c + 1];
@@ -248,50 +280,68 @@ void fill_rows(const index_t* acr, const index_t* acl, const scalar_t* av, const
     const std::int64_t pend = static_cast<std::int64_t>(acr[re]);
     if (dense) {
       ColumnSet set(ncols);
+      // all zero between rows, and between calls: every row that adds to acc
+      // resets what it touched when it reads it out, so no per-call fill of
+      // ncols values is needed (std::vector::resize zeroes what it adds)
       ScratchVector<scalar_t, 30> acc_s(static_cast<std::size_t>(ncols));
-      auto& acc = acc_s.get();
+      scalar_t* __restrict acc = acc_s.get().data();
+      std::pair<index_t, scalar_t> few[kSortMax];
       for (std::int64_t r = rb; r < re; ++r) {
         index_t* oc = ocl + crows[r];
         scalar_t* ov = ovl + crows[r];
-        if (acr[r + 1] - acr[r] == 1 && canonical[acl[acr[r]]]) {
-          const index_t p = acr[r], k = acl[p];
-          for (index_t q = bcr[k]; q < bcr[k + 1]; ++q, ++oc, ++ov) {
-            *oc = bcl[q];
-            *ov = mul(av[p], bv[q]);
-          }
-          continue;
-        }
-        std::size_t n = 0;
-        for (index_t p = acr[r]; p < acr[r + 1]; ++p) {
-          // rows of B are scattered in memory: fetching them is the main cost, not the arithmetic
-          if (p + kPrefetch < pend) {
-            const index_t kn = acl[p + kPrefetch];
-            __builtin_prefetch(bcl + bcr[kn]);
-            __builtin_prefetch(bv + bcr[kn]);
-          }
-          const scalar_t x = av[p];
-          const index_t k = acl[p];
-          for (index_t q = bcr[k]; q < bcr[k + 1]; ++q) {
-            const auto j = static_cast<std::uint64_t>(bcl[q]);
-            if (set.insert(j)) {
-              acc[j] = mul(x, bv[q]);
-              if (n < kSortMax) oc[n] = static_cast<index_t>(j);
-              ++n;
-            } else {
-              acc[j] += mul(x, bv[q]);
+        switch (row_kind(r, work[r + 1] - work[r] - 1, acr, acl, canonical)) {
+          case RowKind::kEmpty:
+            break;
+          case RowKind::kScaledRow: {
+            const index_t p = acr[r], k = acl[p];
+            for (index_t q = bcr[k]; q < bcr[k + 1]; ++q, ++oc, ++ov) {
+              *oc = bcl[q];
+              *ov = mul(av[p], bv[q]);
             }
+            break;
           }
-        }
-        if (n <= kSortMax) {
-          std::sort(oc, oc + n);
-          set.clear(oc, n);
-          for (std::size_t t = 0; t < n; ++t) ov[t] = acc[oc[t]];
-        } else {
-          std::size_t w = 0;
-          set.drain([&](std::size_t j) {
-            oc[w] = static_cast<index_t>(j);
-            ov[w++] = acc[j];
-          });
+          case RowKind::kShort: {
+            std::size_t n = 0;
+            for (index_t p = acr[r]; p < acr[r + 1]; ++p)
+              for (index_t q = bcr[acl[p]]; q < bcr[acl[p] + 1]; ++q) few[n++] = {bcl[q], mul(av[p], bv[q])};
+            // insertion sort: stable, so equal columns keep their order of addition
+            for (std::size_t t = 1; t < n; ++t)
+              for (std::size_t u = t; u > 0 && few[u - 1].first > few[u].first; --u) std::swap(few[u - 1], few[u]);
+            std::size_t w = 0;
+            for (std::size_t t = 0; t < n; ++t) {
+              if (w && oc[w - 1] == few[t].first) {
+                ov[w - 1] += few[t].second;
+              } else {
+                oc[w] = few[t].first;
+                ov[w++] = few[t].second;
+              }
+            }
+            break;
+          }
+          case RowKind::kBitmap: {
+            for (index_t p = acr[r], pe = acr[r + 1]; p < pe; ++p) {
+              // rows of B are scattered in memory: fetching them is the main cost, not the arithmetic
+              if (p + kPrefetch < pend) {
+                const index_t kn = acl[p + kPrefetch];
+                __builtin_prefetch(bcl + bcr[kn]);
+                __builtin_prefetch(bv + bcr[kn]);
+              }
+              const scalar_t x = av[p];
+              const index_t k = acl[p];
+              for (index_t q = bcr[k], qe = bcr[k + 1]; q < qe; ++q) {
+                const auto j = static_cast<std::uint64_t>(bcl[q]);
+                set.add(j);
+                acc[j] += mul(x, bv[q]);
+              }
+            }
+            std::size_t w = 0;
+            set.drain([&](std::size_t j) {
+              oc[w] = static_cast<index_t>(j);
+              ov[w++] = acc[j];
+              acc[j] = scalar_t(0);
+            });
+            break;
+          }
         }
       }
     } else {
@@ -328,7 +378,7 @@ py::tuple spgemm_impl(const CsrArg& a, const py::array& a_values, const CsrArg& 
   const auto* bcr = static_cast<const index_t*>(b.crows.data());
   const auto* bcl = static_cast<const index_t*>(b.cols.data());
   std::vector<std::int64_t> count(static_cast<std::size_t>(nrows) + 1, 0);
-  std::vector<std::int64_t> cut;
+  std::vector<std::int64_t> cut, work;
   std::vector<char> canonical;
   int nchunks = 1;
   {
@@ -338,9 +388,9 @@ py::tuple spgemm_impl(const CsrArg& a, const py::array& a_values, const CsrArg& 
       for (index_t k = acr[r]; k < acr[r + 1]; ++k) f += static_cast<std::int64_t>(bcr[acl[k] + 1] - bcr[acl[k]]);
       return f;
     };
-    cut = split_by_work(nrows, flops, nchunks);
+    cut = split_by_work(nrows, flops, nchunks, work);
     canonical = canonical_rows(bcr, bcl, b.crows.shape(0) - 1);
-    count_rows(acr, acl, bcr, bcl, canonical, ncols, cut, nchunks, count.data());
+    count_rows(acr, acl, bcr, bcl, canonical, ncols, work, cut, nchunks, count.data());
     for (std::int64_t r = 0; r < nrows; ++r) count[r + 1] += count[r];
   }
   const std::int64_t nnz = count[nrows];
@@ -358,7 +408,7 @@ py::tuple spgemm_impl(const CsrArg& a, const py::array& a_values, const CsrArg& 
     const auto* bv = static_cast<const scalar_t*>(b_values.data());
     py::gil_scoped_release nogil;
     for (std::int64_t r = 0; r <= nrows; ++r) ocr[r] = static_cast<index_t>(count[r]);
-    fill_rows(acr, acl, av, bcr, bcl, bv, canonical, ncols, cut, nchunks, count.data(), ocl, ov);
+    fill_rows(acr, acl, av, bcr, bcl, bv, canonical, ncols, work, cut, nchunks, count.data(), ocl, ov);
   }
   return py::make_tuple(crows, cols, vals);
 }
@@ -409,7 +459,8 @@ void sampled_impl(const CsrArg& p, const CsrArg& x, const py::array& x_values, c
     return f;
   };
   int nchunks = 1;
-  const auto cut = split_by_work(nrows, work, nchunks);
+  std::vector<std::int64_t> prefix;
+  const auto cut = split_by_work(nrows, work, nchunks, prefix);
   parallel_chunks(0, nchunks, nchunks, [&](int, std::int64_t c, std::int64_t) {
     const std::int64_t rb = cut[c], re = cut[c + 1];
     if (rb == re) return;

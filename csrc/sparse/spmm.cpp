@@ -35,6 +35,7 @@ namespace weft {
 namespace {
 
 constexpr std::int64_t kFlopGrain = 1 << 16;  // multiply-adds per chunk below which a team costs more than it saves
+constexpr int kChunksPerThread = 8;            // row ranges per thread, taken dynamically (see plan_tasks)
 constexpr std::int64_t kPrefetch = 8;          // entries ahead whose dense row is prefetched (a hint: never faults, even for a bad index)
 constexpr std::int64_t kPrefetchBytes = 512;    // at most this much of that row: a k = 64 float32 row spans four cache lines
 
@@ -174,7 +175,7 @@ py::array spmm(const py::array& crows, const py::array& cols, const py::array& v
       auto* o = static_cast<real_t*>(out.mutable_data());
       const std::int64_t w = n * comp;
       py::gil_scoped_release nogil;
-      const int nchunks = std::max(1, plan_chunks((nnz + nrows) * std::max<std::int64_t>(n, 1), kFlopGrain));
+      const int nchunks = plan_tasks((nnz + nrows) * std::max<std::int64_t>(n, 1), kFlopGrain, kChunksPerThread);
       const auto cut = split_rows(cr, nrows, nchunks);
       std::vector<std::int64_t> bad(static_cast<std::size_t>(nchunks), -1);
       auto ok = [&](std::int64_t k, std::int64_t& b) {
@@ -322,7 +323,7 @@ py::array spmv(const py::array& crows, const py::array& cols, const py::array& v
       const auto* xd = static_cast<const real_t*>(x.data());
       auto* y = static_cast<real_t*>(out.mutable_data());
       py::gil_scoped_release nogil;
-      const int nchunks = std::max(1, plan_chunks(nnz + nrows, kFlopGrain));
+      const int nchunks = plan_tasks(nnz + nrows, kFlopGrain, kChunksPerThread);
       const auto cut = split_rows(cr, nrows, nchunks);  // any cut is safe: rows are bound-checked as read
       std::vector<std::int64_t> bad(static_cast<std::size_t>(nchunks), -1);
       std::vector<char> badr(static_cast<std::size_t>(nchunks), 0);

@@ -128,6 +128,38 @@ def test_power_law_native_matches_scipy(dtype):
     np.testing.assert_allclose(out.values().numpy(), ref.data, **_tol(dtype))
 
 
+@pytest.mark.parametrize("itype", [np.int32, np.int64])
+def test_native_row_forms_match_a_loop_exactly(itype):
+    """Each form the kernel picks for a row (no products, one scaled row of B, a short
+    sorted list, the bitmap) gives the loop's columns and sums, added in the order
+    (entry of A, entry of B): bit for bit, at the list/bitmap boundary too."""
+    rng = np.random.default_rng(5)
+    ncols = 300
+    # B: row 0 canonical, row 1 unsorted with duplicates, rows 2-5 random, row 6 empty
+    b_rows = [np.array([3, 7, 250]), np.array([9, 2, 9, 2, 40]), *(rng.integers(0, ncols, 8) for _ in range(4)),
+              np.array([], np.int64)]
+    # A's rows: empty, one entry on a canonical / a duplicated row of B, then rows
+    # with 16, 17 (a duplicated entry of A among them), 21 and many products
+    a_rows = [[], [0], [1], [6, 6], [2, 1, 0, 6], [2, 0, 0, 0], [2, 3, 6, 1], list(rng.integers(0, 7, 40))]
+    def csr(rows):
+        crows = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(itype)
+        cols = np.concatenate([np.asarray(r, np.int64) for r in rows] + [np.zeros(0, np.int64)]).astype(itype)
+        return crows, cols, rng.standard_normal(cols.size)
+    a, b = csr(a_rows), csr(b_rows)
+    assert [sum(len(b_rows[k]) for k in r) for r in a_rows][4:7] == [16, 17, 21]
+    crows, cols, vals = _C.sparse_spgemm(*a, *b, ncols)
+    for i in range(len(a_rows)):
+        acc = {}
+        for p in range(a[0][i], a[0][i + 1]):
+            k = a[1][p]
+            for q in range(b[0][k], b[0][k + 1]):
+                j = int(b[1][q])
+                acc[j] = acc.get(j, 0.0) + a[2][p] * b[2][q]
+        got_c = cols[crows[i]:crows[i + 1]]
+        assert got_c.tolist() == sorted(acc), i
+        assert vals[crows[i]:crows[i + 1]].tolist() == [acc[j] for j in sorted(acc)], i
+
+
 def test_wide_output_uses_sorted_rows():
     """More columns than the dense accumulator holds: the expand-sort-compress path."""
     rng = np.random.default_rng(2)
