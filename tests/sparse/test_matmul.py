@@ -191,6 +191,31 @@ def _dn(shape, dtype="float64", seed=2):
     return weft.to_tensor(_rand(np.random.default_rng(seed), shape, dtype), stop_gradient=False)
 
 
+def test_repeated_products_with_one_pattern():
+    """A tensor keeps its products' plan (row ids, transposed pattern): reuse over
+    steps, by tensors sharing the pattern with new values, and across patterns."""
+    rng = np.random.default_rng(8)
+    a = sp.random(30, 20, density=0.2, random_state=8, format="csr")
+    b = sp.random(30, 20, density=0.3, random_state=9, format="csr")
+    x, xb = S.from_scipy(a), S.from_scipy(b)
+    d = rng.standard_normal((5, 30))
+    for _ in range(2):
+        np.testing.assert_allclose(S.matmul(weft.to_tensor(d), x).numpy(), d @ a.toarray(), rtol=1e-12)
+    x2 = x * 3.0  # same pattern, new values
+    np.testing.assert_allclose(S.matmul(weft.to_tensor(d), x2).numpy(), 3 * d @ a.toarray(), rtol=1e-12)
+    np.testing.assert_allclose(S.matmul(weft.to_tensor(d), xb).numpy(), d @ b.toarray(), rtol=1e-12)
+    # the gradient of the dense operand reads the transposed pattern at every step
+    x2.stop_gradient = False
+    w = weft.to_tensor(rng.standard_normal((20, 4)))
+    for _ in range(2):
+        x2.clear_gradient()
+        g = rng.standard_normal((30, 4))
+        S.matmul(x2, w).backward(weft.to_tensor(g))
+        rows = np.repeat(np.arange(30), np.diff(a.indptr))
+        np.testing.assert_allclose(x2.grad.values().numpy(), (g @ w.numpy().T)[rows, a.indices],
+                                   rtol=1e-12)
+
+
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
 @pytest.mark.parametrize("fmt", ["csr", "coo"])
 def test_gradcheck_sparse_at_dense(fmt, dtype):

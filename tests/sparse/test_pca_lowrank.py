@@ -1,11 +1,13 @@
 """weft.sparse.pca_lowrank (api-sparse.md §3.2): against the SVD of the centered
-dense matrix, reproducibility under weft.seed, and argument errors."""
+dense matrix, reproducibility under weft.seed, argument errors, and gradients
+(numerical checks, and the exact-SVD gradient when q captures the whole range)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import weft
 from weft import sparse as S
+from weft.autograd import gradcheck, gradgradcheck
 
 
 def _planted(rng, n, m, rank, noise, dtype=np.float64):
@@ -94,7 +96,64 @@ def test_q_zero_and_errors():
     with pytest.raises(TypeError, match=r"pca_lowrank: x has dtype complex128"):
         S.pca_lowrank(S.sparse_coo_tensor([[0], [0]], np.array([1j]), [2, 2]))
     x.stop_gradient = False
-    with pytest.raises(NotImplementedError, match=r"gradients through pca_lowrank"):
-        S.pca_lowrank(x)
-    with weft.no_grad():
-        assert S.pca_lowrank(x, q=2)[1].shape == [2]
+    u, s, v = S.pca_lowrank(x, q=0)
+    assert u.shape == [5, 0] and s.shape == [0] and v.shape == [4, 0]
+
+
+def _invariant_outputs(x, q, center, niter):
+    """Outputs that do not depend on the singular vectors' signs: S, the rank-q
+    reconstruction U diag(S) Vᵀ and the projector U Uᵀ. The random start is reset
+    on every call, so finite differences see one smooth function of x."""
+    weft.seed(3)
+    u, s, v = S.pca_lowrank(x, q=q, center=center, niter=niter)
+    return s, (u * s.reshape([1, -1])) @ v.t(), u @ u.t()
+
+
+@pytest.mark.parametrize("center", [True, False])
+@pytest.mark.parametrize("fmt", ["csr", "coo"])
+def test_gradcheck(center, fmt):
+    a = sp.random(9, 7, density=0.45, random_state=2, format="csr")
+    x = S.from_scipy(a) if fmt == "csr" else S.from_scipy(a.tocoo())
+    x.stop_gradient = False
+    assert gradcheck(lambda t: _invariant_outputs(t, 3, center, 1), [x], masked=True)
+    assert gradcheck(lambda t: _invariant_outputs(t, 3, center, 1), [x], masked=True, fast_mode=False)
+
+
+def test_gradgradcheck():
+    x = S.from_scipy(sp.random(7, 6, density=0.5, random_state=4, format="csr"))
+    x.stop_gradient = False
+    assert gradgradcheck(lambda t: _invariant_outputs(t, 2, True, 1)[0], [x], masked=True)
+
+
+@pytest.mark.parametrize("center", [True, False])
+def test_gradient_of_the_full_rank_case_is_the_exact_svd_gradient(center):
+    """q = min(N, M): S are the exact singular values of Ā = A - 1 cᵀ, so
+    d sum(S) / dA = P U Vᵀ (P = I - 11ᵀ/N when centering), read at A's pattern."""
+    a = sp.random(10, 6, density=0.4, random_state=7, format="csr")
+    x = S.from_scipy(a)
+    x.stop_gradient = False
+    weft.seed(0)
+    s = S.pca_lowrank(x, q=6, center=center, niter=1)[1]
+    s.sum().backward()
+    d = a.toarray()
+    if center:
+        d = d - d.mean(axis=0)
+    u, _, vt = np.linalg.svd(d, full_matrices=False)
+    g = u @ vt
+    if center:
+        g = g - g.mean(axis=0)
+    assert isinstance(x.grad, S.SparseCsrTensor)
+    np.testing.assert_array_equal(x.grad.cols().numpy(), a.indices)
+    rows = np.repeat(np.arange(10), np.diff(a.indptr))
+    np.testing.assert_allclose(x.grad.values().numpy(), g[rows, a.indices], atol=1e-10)
+
+
+def test_float32_gradient_flows():
+    a = sp.random(40, 20, density=0.2, random_state=3, format="csr", dtype=np.float32)
+    x = S.from_scipy(a)
+    x.stop_gradient = False
+    u, s, v = S.pca_lowrank(x, q=4)
+    assert u.dtype == s.dtype == v.dtype == np.float32
+    s.sum().backward()
+    assert x.grad.values().dtype == np.float32 and x.grad.nnz() == a.nnz
+    assert np.all(np.isfinite(x.grad.values().numpy()))

@@ -12,6 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
+
+class UnsupportedDtypeError(TypeError, ValueError):
+    """A dtype an op does not support: both a TypeError and a ValueError, shared by
+    every module (api-sparse.md §0, api-linalg.md §0)."""
+
+
 bool_ = np.dtype("bool")
 int8 = np.dtype("int8")
 uint8 = np.dtype("uint8")

@@ -152,7 +152,16 @@ def _csr_of(x, op, arg):
 
 
 def _plan_of(x):
-    """Plan of CSR ``x`` [M, K] or [B, M, K] as one (B*M) x (B*K) block-diagonal matrix."""
+    """Plan of CSR ``x`` [M, K] or [B, M, K] as one (B*M) x (B*K) block-diagonal matrix,
+    kept on ``x``: a training loop multiplies by the same adjacency every step, and
+    its transposed pattern (a sort of every entry) is then built once, not per step."""
+    plan = getattr(x, "_plan", None)
+    if plan is None:
+        plan = x._plan = _build_plan(x)
+    return plan
+
+
+def _build_plan(x):
     shape = x._shape
     if len(shape) == 2:
         return _Plan(x._crows, x._cols, shape[0], shape[1])

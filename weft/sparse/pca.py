@@ -8,9 +8,12 @@ then ``Qᵀ Ā`` [q, M] is small and its dense SVD gives ``U = Q Ũ``, ``S``, ``
 ``Ā`` is only ever applied to a block of vectors: ``Ā X = A X - 1 (cᵀ X)`` and
 ``Āᵀ Y = Aᵀ Y - c (1ᵀ Y)``, each a sparse @ dense product plus a rank-one term.
 
-weft has no differentiable QR or SVD yet, so the result carries no gradient:
-calling it on a tensor that requires one, with gradients enabled, raises
-``NotImplementedError`` rather than returning silently detached results.
+Every step is a weft op (sparse @ dense products, the column means as
+``1ᵀ A / N``, and the reduced QR / thin SVD of ``weft.ops.decomp``), so the
+result is differentiable with respect to ``x``'s values "through the dense ops
+used" (api-sparse.md §3.2): the gradient of the randomized algorithm's own output
+for its random start, masked to ``x``'s pattern. It is not the gradient of the
+exact truncated SVD, which the randomized one only approximates.
 """
 from __future__ import annotations
 
@@ -20,6 +23,9 @@ import numpy as np
 
 from ..core.random import default_generator
 from ..core.tensor import Tensor
+from ..ops.decomp import qr_reduced, svd_thin
+from ..ops.linalg_basic import _mm, _mT
+from ..ops.reduction import sum as _sum
 from . import _kernels as K
 from .convert import to_sparse_csr
 from .matmul import matmul
@@ -42,7 +48,8 @@ def pca_lowrank(x, q=None, center=True, niter=2, name=None):
     estimate when the spectrum decays slowly. ``center=True`` subtracts the column
     means implicitly (``x - mean`` is never formed). The random start comes from
     weft's generator, so ``weft.seed`` makes the result reproducible. COO or CSR,
-    float32/float64. Not differentiable (see the module docstring).
+    float32/float64. Differentiable with respect to ``x``'s stored values (see the
+    module docstring).
 
     >>> import weft
     >>> x = weft.sparse.sparse_coo_tensor([[0, 1, 2], [0, 1, 2]], [3.0, 2.0, 1.0], [3, 3])
@@ -66,44 +73,34 @@ def pca_lowrank(x, q=None, center=True, niter=2, name=None):
         raise ValueError(f"{op}: q must be at most min(N, M) = {min(n, m)} for x of shape "
                          f"{x.shape}, got {q}")
     niter = _int_arg(niter, op, "niter", 0)
-    from ..autograd.grad_mode import is_grad_enabled, no_grad  # noqa: PLC0415
-
-    if not x.stop_gradient and is_grad_enabled():
-        raise NotImplementedError(f"{op}: gradients through pca_lowrank are not supported (weft "
-                                  "has no differentiable QR/SVD yet); call it under "
-                                  "weft.no_grad() or on a tensor with stop_gradient=True")
-    with no_grad():
-        return _pca(to_sparse_csr(x), n, m, q, bool(center), niter, dtype)
+    return _pca(to_sparse_csr(x), n, m, q, bool(center), niter, dtype)
 
 
 def _pca(a, n, m, q, center, niter, dtype):
     xp = K.xp_of_array(a._data)
-    wrap = Tensor._wrap
     if q == 0:
+        wrap = Tensor._wrap
         return (wrap(xp.zeros((n, 0), dtype=dtype)), wrap(xp.zeros(0, dtype=dtype)),
                 wrap(xp.zeros((m, 0), dtype=dtype)))
-    c = K.segment_sum(a._data, a._cols, m) / dtype.type(n) if center else None
+    # column means as a [1, M] row: 1ᵀ A / N, a dense @ sparse product
+    c = matmul(Tensor._wrap(xp.full((1, n), 1.0 / n, dtype=dtype)), a) if center else None
 
-    def apply_a(v):  # Ā @ v, v [M, k]
-        out = matmul(a, wrap(xp.ascontiguousarray(v)))._data
-        return out - (c @ v)[None, :] if center else out
+    def apply_a(v):  # Ā @ v, v [M, k] -> [N, k]
+        out = matmul(a, v)
+        return out - _mm(c, v) if center else out
 
-    def apply_at(u):  # Āᵀ @ u, u [N, k]
-        out = matmul(wrap(xp.ascontiguousarray(u.T)), a)._data.T
-        return out - c[:, None] * u.sum(axis=0)[None, :] if center else out
+    def apply_at_t(u):  # (Āᵀ @ u)ᵀ = uᵀ Ā, u [N, k] -> [k, M]
+        ut = _mT(u)
+        out = matmul(ut, a)
+        return out - _mm(_sum(ut, axis=1, keepdim=True), c) if center else out
 
     def orth(v):
-        return xp.linalg.qr(v)[0]
+        return qr_reduced(v)[0]
 
     gen = default_generator(a.place)
-    r = xp.asarray(gen.standard_normal((m, q))).astype(dtype)
+    r = Tensor._wrap(xp.asarray(gen.standard_normal((m, q))).astype(dtype))
     basis = orth(apply_a(r))
     for _ in range(niter):
-        basis = orth(apply_a(orth(apply_at(basis))))
-    small = apply_at(basis).T  # Qᵀ Ā, [q, M]
-    u, s, vt = xp.linalg.svd(small, full_matrices=False)
-    return (wrap(xp.ascontiguousarray((basis @ u).astype(dtype))), wrap(s.astype(dtype)),
-            wrap(xp.ascontiguousarray(vt.T.astype(dtype))))
-
-
-__all__ = ["pca_lowrank"]
+        basis = orth(apply_a(orth(_mT(apply_at_t(basis)))))
+    u, s, vt = svd_thin(apply_at_t(basis))  # of Qᵀ Ā, [q, M]
+    return _mm(basis, u), s, _mT(vt)

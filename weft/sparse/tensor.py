@@ -28,15 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dtype import UnsupportedDtypeError
 from ..core.tensor import Tensor
 
 
 class SparseLayoutError(TypeError):
     """An accessor or op was used on a tensor of the wrong layout (e.g. ``crows()`` on COO)."""
-
-
-class UnsupportedDtypeError(TypeError, ValueError):
-    """A dtype an op does not support (both a TypeError and a ValueError, api-sparse.md §0)."""
 
 
 def _host(a):
@@ -312,9 +309,11 @@ class SparseCsrTensor(_SparseBase):
     """
 
     # _canonical: whether the columns strictly increase inside every row (sorted, no
-    # duplicates); None until someone checks. The components never change, so the
-    # answer is kept and handed to every tensor sharing them.
-    __slots__ = ("_crows", "_cols", "_canonical")
+    # duplicates); None until someone checks. _plan: the products' view of the
+    # pattern (sparse/matmul.py), which caches row ids and the transposed pattern that
+    # dense @ sparse products and gradients need. The components never change, so
+    # both are kept and handed to every tensor sharing them.
+    __slots__ = ("_crows", "_cols", "_canonical", "_plan")
 
     def is_sparse_coo(self):
         return False
@@ -343,7 +342,9 @@ class SparseCsrTensor(_SparseBase):
                                 "SparseCsrTensor")
 
     def _same_pattern(self, data):
-        return _new_csr(data, self._crows, self._cols, self._shape, self._canonical)
+        t = _new_csr(data, self._crows, self._cols, self._shape, self._canonical)
+        t._plan = getattr(self, "_plan", None)
+        return t
 
     def _same_pattern_as(self, other):
         return (isinstance(other, SparseCsrTensor) and other._shape == self._shape
@@ -377,6 +378,7 @@ def _new_csr(data, crows, cols, shape, canonical=None):
     t._cols = cols
     t._shape = tuple(int(s) for s in shape)
     t._canonical = canonical
+    t._plan = None
     return t
 
 
