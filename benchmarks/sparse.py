@@ -83,19 +83,20 @@ def run(report=None, quick=False):
     nnz_out = coo.tocsr().nnz
     csr_bytes = in_bytes + (n + 1) * 8 + nnz_out * (8 + vals.itemsize)
     coo_bytes = in_bytes + nnz_out * (16 + vals.itemsize)
+    # implementations take turns (A B C A B C ...): the machine's speed drifts over seconds
     case = "COO->CSR"
-    rep.add(case, "weft kernel", timeit(lambda: _C.sparse_coalesce(idx, v2, [n, n], True, False),
-                                        repeat), gbps_bytes=csr_bytes)
-    rep.add(case, "weft", timeit(lambda: x.to_sparse_csr(), repeat), gbps_bytes=csr_bytes)
-    rep.add(case, "scipy", timeit(scipy_tocsr, repeat), gbps_bytes=csr_bytes)
+    fns = {"weft kernel": lambda: _C.sparse_coalesce(idx, v2, [n, n], True, False),
+           "weft": lambda: x.to_sparse_csr(), "scipy": scipy_tocsr}
+    for impl, t in zip(fns, timeit_round(list(fns.values()), repeat)):
+        rep.add(case, impl, t, gbps_bytes=csr_bytes)
     case = "coalesce"
-    rep.add(case, "weft kernel", timeit(lambda: _C.sparse_coalesce(idx, v2, [n, n], False, False),
-                                        repeat), gbps_bytes=coo_bytes)
-    rep.add(case, "weft", timeit(lambda: S.coalesce(x), repeat), gbps_bytes=coo_bytes)
     # scipy's sum_duplicates works in place: time it on a fresh matrix, minus construction
-    t_build = timeit(scipy_build, repeat)
-    rep.add(case, "scipy", max(timeit(scipy_sum_dup, repeat) - t_build, 1e-9),
-            gbps_bytes=coo_bytes)
+    fns = {"weft kernel": lambda: _C.sparse_coalesce(idx, v2, [n, n], False, False),
+           "weft": lambda: S.coalesce(x), "scipy": scipy_sum_dup, "build": scipy_build}
+    t = dict(zip(fns, timeit_round(list(fns.values()), repeat)))
+    t["scipy"] = max(t["scipy"] - t.pop("build"), 1e-9)
+    for impl, ti in t.items():
+        rep.add(case, impl, ti, gbps_bytes=coo_bytes)
     _run_products(rep, coo.tocsr(), rng, repeat)
     _run_add(rep, n, nnz, rng, repeat)
     _run_spgemm(rep, rng, repeat, quick)
