@@ -12,6 +12,10 @@
 // accumulated in double for float32 so long rows do not lose digits.  Implicit
 // zeros take no part (they act as -inf), as in api-sparse.md §4.
 //
+// row sums: the sums of the non-empty rows in one pass (float32/complex64 rows
+// accumulated in double precision), with the running count of non-empty rows that
+// is the crows of the [R, 1] result.
+//
 // Every argument is checked (dtype, rank, contiguity, shapes, crows monotone and
 // ending at nnz, cols in range) before a data pointer is read.
 #include <pybind11/numpy.h>
@@ -20,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -262,6 +267,52 @@ py::array csr_softmax_grad(const py::array& crows, const py::array& y, const py:
   return out;
 }
 
+// ---------------------------------------------------------------------------------
+// row sums
+
+template <class T> struct wide { using type = T; };
+template <> struct wide<float> { using type = double; };
+template <> struct wide<std::complex<float>> { using type = std::complex<double>; };
+
+// (counts [R+1] int64, sums [U]): counts[r] = non-empty rows before r, U = counts[R]
+py::tuple csr_row_sums(const py::array& crows, const py::array& values) {
+  const char* op = "sparse_csr_row_sums";
+  check_index_array(crows, op, "crows");
+  if (crows.shape(0) < 1) value_error(op, "crows must have at least one entry, got shape ", shape_str(crows));
+  check_ndim(values, 1, op, "values");
+  check_dtype(FloatingComplexIntTypes{}, values, op, "values");
+  check_contiguous(values, op, "values");
+  const std::int64_t nrows = crows.shape(0) - 1, nnz = values.shape(0);
+  py::array_t<std::int64_t> counts(std::vector<py::ssize_t>{nrows + 1});
+  py::array sums;
+  dispatch(IndexTypes{}, crows, op, "crows", [&](auto itag) {
+    using index_t = typename decltype(itag)::type;
+    const auto* cr = static_cast<const index_t*>(crows.data());
+    check_block_crows(cr, 1, nrows, nnz, op, "values");
+    auto* cnt = counts.mutable_data();
+    cnt[0] = 0;
+    for (std::int64_t r = 0; r < nrows; ++r) cnt[r + 1] = cnt[r] + (cr[r + 1] > cr[r] ? 1 : 0);
+    sums = py::array(values.dtype(), std::vector<py::ssize_t>{cnt[nrows]});
+    dispatch(FloatingComplexIntTypes{}, values, op, "values", [&](auto vtag) {
+      using T = typename decltype(vtag)::type;
+      using A = typename wide<T>::type;
+      const auto* v = static_cast<const T*>(values.data());
+      auto* out = static_cast<T*>(sums.mutable_data());
+      py::gil_scoped_release nogil;
+      parallel_for(0, nrows, row_grain(nrows, nnz), [&](std::int64_t rb, std::int64_t re) {
+        for (std::int64_t r = rb; r < re; ++r) {
+          const std::int64_t kb = static_cast<std::int64_t>(cr[r]), ke = static_cast<std::int64_t>(cr[r + 1]);
+          if (kb == ke) continue;
+          A acc = 0;
+          for (std::int64_t k = kb; k < ke; ++k) acc += static_cast<A>(v[k]);
+          out[cnt[r]] = static_cast<T>(acc);
+        }
+      });
+    });
+  });
+  return py::make_tuple(counts, sums);
+}
+
 }  // namespace
 
 void bind_sparse_structural(py::module_& m) {
@@ -287,6 +338,15 @@ int32/int64, values [nnz] float32/float64); empty rows stay empty.
 
 Backward of sparse_csr_softmax given its output y and the cotangent g (same
 float32/float64 dtype and length).
+)doc");
+  m.def("sparse_csr_row_sums", &csr_row_sums, py::arg("crows").noconvert(), py::arg("values").noconvert(),
+        R"doc(sparse_csr_row_sums(crows, values) -> (counts, sums)
+
+Sums of the non-empty rows of a CSR pattern (crows [R+1] int32/int64, values
+[nnz] float32/float64/complex64/complex128/int32/int64), in row order, each
+added entry by entry in storage order (float32 and complex64 in double
+precision); counts [R+1] int64 holds the number of non-empty rows before each
+row, i.e. the crows of the [R, 1] result.
 )doc");
 }
 

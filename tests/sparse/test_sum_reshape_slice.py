@@ -192,6 +192,31 @@ def test_csr_sum_paddle_shapes():
     assert c.shape == [1, 3] and c.cols().tolist() == [0, 1, 2]
 
 
+@pytest.mark.parametrize("shape", [(2, 0, 3), (3, 2, 0), (0, 2, 3), (3, 4, 5), (1, 4, 5), (0, 3)])
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "int64"])
+def test_csr_row_sum_edge_shapes(shape, dtype):
+    """sum(axis=-1) of CSR with no batches, no rows, no columns and empty rows: the
+    per-batch row pointers, and float32/complex64 rows added in double precision."""
+    d = np.zeros(shape, dtype=dtype)
+    d.flat[::3] = np.arange(1, d.flat[::3].size + 1)
+    x = weft.to_tensor(d).to_sparse_csr()
+    r = S.sum(x, axis=-1)
+    assert r.shape == list(shape[:-1]) + [1] and r.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(r.to_dense().numpy(), d.sum(-1, keepdims=True))
+    # one stored entry per non-empty row, in each batch's own row pointers
+    if len(shape) == 3:
+        got = r.crows().numpy().reshape(shape[0], shape[1] + 1)
+        assert np.all(got[:, 0] == 0)
+        np.testing.assert_array_equal(np.diff(got, axis=1), (np.abs(d) > 0).any(-1).astype(np.int64))
+
+
+def test_csr_row_sum_of_a_long_float32_row_keeps_its_digits():
+    v = np.full(1 << 20, 0.1, dtype=np.float32)
+    x = S.sparse_csr_tensor([0, v.size], np.arange(v.size), v, [1, v.size])
+    exact = float(np.sum(v.astype(np.float64)))
+    assert abs(float(S.sum(x, axis=-1).values().numpy()[0]) - exact) <= 1e-6 * exact
+
+
 def test_sum_errors():
     x = _coo([[0, 1]], [1.0, 2.0], [3])
     with pytest.raises(ValueError, match="out of range"):

@@ -154,6 +154,21 @@ def csr_rows(crows, nnz):
     return xp.repeat(xp.arange(m, dtype=crows.dtype), xp.diff(crows).astype(np.int64))
 
 
+def csr_row_sums(crows, values):
+    """``(counts, sums)`` of a CSR pattern: the sums of the non-empty rows in row order,
+    and the number of non-empty rows before each row (int64 [R+1])."""
+    if (_HAS_NATIVE and type(crows) is np.ndarray and type(values) is np.ndarray
+            and crows.dtype in (np.int32, np.int64) and values.dtype in _NATIVE_VALUES):
+        return _C.sparse_csr_row_sums(np.ascontiguousarray(crows), np.ascontiguousarray(values))
+    xp = xp_of_array(crows)
+    lengths = xp.diff(crows).astype(np.int64)
+    full = lengths > 0
+    counts = xp.zeros(crows.shape[0], dtype=np.int64)
+    counts[1:] = xp.cumsum(full)
+    slots = xp.repeat(xp.arange(int(counts[-1]), dtype=np.int64), lengths[full])
+    return counts, segment_sum(values, slots, int(counts[-1]))
+
+
 def csr_batch_rows(crows, nnz, batch, m):
     """(batch, row) of every stored entry of a CSR with ``batch`` blocks of ``m`` rows."""
     xp = xp_of_array(crows)

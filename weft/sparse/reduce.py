@@ -91,26 +91,24 @@ def _coo_sum(idx, v, shape, axes, keepdim, sorted_by=0):
     return out, vals, out_shape, True
 
 
-def _run_slots(starts, nnz, xp):
-    """The run number of every entry, for runs beginning at ``starts`` and covering
-    ``[0, nnz)``."""
-    lengths = xp.diff(xp.concatenate([starts, xp.asarray([nnz], dtype=starts.dtype)]))
-    return xp.repeat(xp.arange(starts.shape[0], dtype=np.int64), lengths)
+def _row_sum_fwd(v, crows):
+    counts, sums = K.csr_row_sums(crows, v)
+    return sums, counts
 
 
-def _run_sum_fwd(v, starts, nnz):
-    # np.add.reduceat streams the values once; a scatter by slot would sort them first
-    if type(v) is np.ndarray and nnz:
-        return np.add.reduceat(v, starts, axis=0)
-    return K.segment_sum(v, _run_slots(starts, nnz, K.xp_of_array(v)), starts.shape[0])
+def _row_sum_vjp(g, ans, v, crows):
+    """Each non-empty row's gradient goes to all of its entries."""
+    xp = K.xp_of_array(crows)
+    counts = ans[1]._data
+    slots = xp.repeat(xp.arange(int(counts[-1]), dtype=np.int64),
+                      xp.diff(crows).astype(np.int64)[counts[1:] > counts[:-1]])
+    return apply(_GATHER, g[0], idx=slots, n=int(counts[-1]))
 
 
-# the sums of consecutive non-empty runs of the values (CSR rows); the vjp hands each
-# run's gradient to all of its entries
-_RUN_SUM = Primitive("sparse_run_sum", _run_sum_fwd)
-defvjp(_RUN_SUM, lambda g, ans, v, starts, nnz: apply(
-    _GATHER, g, idx=_run_slots(starts, nnz, K.xp_of_array(starts)), n=starts.shape[0]),
-    save=(), save_out=False)
+# (sums of the non-empty rows of the pattern ``crows``, non-empty rows before each row);
+# the second output is structure, with no gradient
+_ROW_SUM = Primitive("sparse_row_sum", _row_sum_fwd, n_out=2)
+defvjp(_ROW_SUM, _row_sum_vjp, save=(), save_out=True)
 
 
 def _csr_row_sum(x, v):
@@ -119,15 +117,18 @@ def _csr_row_sum(x, v):
     shape = x._shape
     b, m = (1, shape[0]) if len(shape) == 2 else shape[:2]
     glob = x._crows if len(shape) == 2 else _global_crows(x._crows, b, m, xp)
-    glob = glob.astype(np.int64, copy=False)
-    full = glob[1:] > glob[:-1]
-    starts = glob[:-1][full]
-    u = int(starts.shape[0])
-    crows = xp.zeros((b, m + 1), dtype=np.int64)
-    crows[:, 1:] = xp.cumsum(full.reshape(b, m), axis=1)
-    sums = apply(_RUN_SUM, v, starts=starts, nnz=int(v._data.shape[0]))
+    sums, counts = apply(_ROW_SUM, v, crows=glob)
+    counts = counts._data
+    if b == 1:
+        crows = counts
+    elif b and m:  # per-batch row pointers, each starting at 0
+        blocks = counts[:-1].reshape(b, m)
+        crows = xp.concatenate([blocks - blocks[:, :1], (counts[m::m] - blocks[:, 0])[:, None]], axis=1)
+    else:  # no batches, or batches without rows
+        crows = xp.zeros((b, m + 1), dtype=np.int64)
     return wrap_csr(sums, crows.reshape(-1).astype(x._crows.dtype),
-                    xp.zeros(u, dtype=x._cols.dtype), list(shape[:-1]) + [1])
+                    xp.zeros(int(counts[-1]), dtype=x._cols.dtype), list(shape[:-1]) + [1],
+                    canonical=True)
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
