@@ -599,6 +599,21 @@ def test_native_softmax_malformed(fn, args, exc, pattern):
         f(*args)
 
 
+@pytest.mark.parametrize("args, exc, pattern", [
+    ((_I([0, 1]), _I([1.0], dtype=np.float16)), TypeError, "values has dtype"),
+    ((_I([], dtype=np.int64), _I([1.0])), ValueError, "at least one"),
+    ((_I([0, 2]), _I([1.0])), ValueError, "values has 1"),
+    ((_I([0, 2, 1]), _I([1.0])), ValueError, "non-decreasing"),
+    ((_I([1, 1]), _I([1.0])), ValueError, "expected 0"),
+    ((_I([0, 1]), _I([[1.0]])), ValueError, "1-D"),
+    ((_I([0, 1], dtype=np.uint64), _I([1.0])), TypeError, "crows has dtype"),
+    ((_I([0, 2]), _I([1.0, 2.0, 3.0, 4.0])[::2]), ValueError, "contiguous"),
+])
+def test_native_row_sums_malformed(args, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        weft._C.sparse_csr_row_sums(*args)
+
+
 def test_native_slice_thread_count_independent():
     rng = np.random.default_rng(9)
     n, m, nnz = 3000, 2000, 60000
