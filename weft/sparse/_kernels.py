@@ -161,11 +161,9 @@ def csr_row_sums(crows, values):
             and crows.dtype in (np.int32, np.int64) and values.dtype in _NATIVE_VALUES):
         return _C.sparse_csr_row_sums(np.ascontiguousarray(crows), np.ascontiguousarray(values))
     xp = xp_of_array(crows)
-    lengths = xp.diff(crows).astype(np.int64)
-    full = lengths > 0
     counts = xp.zeros(crows.shape[0], dtype=np.int64)
-    counts[1:] = xp.cumsum(full)
-    slots = xp.repeat(xp.arange(int(counts[-1]), dtype=np.int64), lengths[full])
+    counts[1:] = xp.cumsum(crows[1:] > crows[:-1])
+    slots = counts[:-1][csr_rows(crows, values.shape[0])]  # counts[r]: the output slot of row r
     return counts, segment_sum(values, slots, int(counts[-1]))
 
 

@@ -104,3 +104,6 @@ def _pca(a, n, m, q, center, niter, dtype):
         basis = orth(apply_a(orth(_mT(apply_at_t(basis)))))
     u, s, vt = svd_thin(apply_at_t(basis))  # of Qᵀ Ā, [q, M]
     return _mm(basis, u), s, _mT(vt)
+
+
+__all__ = ["pca_lowrank"]

@@ -98,10 +98,8 @@ def _row_sum_fwd(v, crows):
 
 def _row_sum_vjp(g, ans, v, crows):
     """Each non-empty row's gradient goes to all of its entries."""
-    xp = K.xp_of_array(crows)
-    counts = ans[1]._data
-    slots = xp.repeat(xp.arange(int(counts[-1]), dtype=np.int64),
-                      xp.diff(crows).astype(np.int64)[counts[1:] > counts[:-1]])
+    counts = ans[1]._data  # counts[r]: the output slot of row r
+    slots = counts[:-1][K.csr_rows(crows, v.shape[0])]
     return apply(_GATHER, g[0], idx=slots, n=int(counts[-1]))
 
 
