@@ -36,7 +36,7 @@ namespace weft {
 namespace {
 
 constexpr std::int64_t kFlopGrain = 1 << 16;  // multiply-adds per chunk below which a team costs more than it saves
-constexpr int kChunksPerThread = 8;            // row ranges per thread, taken dynamically (see plan_tasks)
+constexpr int kChunksPerThread = 4;            // row ranges per thread, taken dynamically (see plan_tasks)
 constexpr std::int64_t kPrefetch = 8;          // entries ahead whose dense row is prefetched (a hint: never faults, even for a bad index)
 constexpr std::int64_t kPrefetchBytes = 512;    // at most this much of that row: a k = 64 float32 row spans four cache lines
 
