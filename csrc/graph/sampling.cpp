@@ -349,7 +349,7 @@ py::tuple sample(const py::array& row, const py::array& colptr, const py::array*
       // Serial below kMinParallelWork samples: waking a thread team costs
       // milliseconds on a loaded machine, more than a small batch takes.  Above
       // it, many more chunks than threads: degrees are skewed, and
-      // parallel_chunks deals chunks round-robin, which evens out heavy nodes.
+      // parallel_chunks hands chunks to whichever thread is free, which evens out heavy nodes.
       const int nchunks =
           work < kMinParallelWork ? 1 : static_cast<int>(std::min<std::int64_t>(n, plan_chunks(n, 64) * 8));
       parallel_chunks(0, n, nchunks, [&](int, std::int64_t b, std::int64_t e) {

@@ -8,8 +8,10 @@
 // outputs (ncols above kDenseMaxCols) a dense row per thread would cost too much
 // memory, and each row is formed by expand-sort-compress instead (its products
 // stable-sorted by column, then merged), which gives the same sums in the same order.
+// Every path starts each sum from +0, as the accumulator does, so even the sign of a
+// zero does not depend on the path a row takes (a lone -0.0 product gives +0.0, as in scipy).
 //
-// Two passes over the rows: a symbolic one counts each output row (bitmap only,
+// Two passes over the rows: a symbolic one counts each output row (columns only,
 // no values), the prefix sum gives the row pointers, and the numeric pass writes
 // every row straight into the output arrays.  Counting first costs a pass over
 // the pattern but needs no intermediate buffers: with them, fresh pages and the
@@ -137,7 +139,8 @@ std::vector<std::int64_t> split_by_work(std::int64_t nrows, const F& work, int& 
 // touched) instead of by a comparison sort.  Adding a column is two unconditional
 // ORs: a test-and-set would branch on whether the column is new, which a power-law
 // product makes unpredictable (measured: the mispredictions cost more than the
-// memory traffic).  Per-thread scratch, all zero between rows.
+// memory traffic).  Per-thread scratch, all zero between rows and between calls:
+// every row that sets bits drains them (std::vector::resize zeroes what it adds).
 struct ColumnSet {
   ScratchVector<std::uint64_t, 31> bits_s;
   ScratchVector<std::uint64_t, 32> summary_s;
@@ -152,10 +155,7 @@ struct ColumnSet {
         summary_s(static_cast<std::size_t>((ncols + 4095) / 4096)),
         bits(bits_s.get().data()),
         summary(summary_s.get().data()),
-        nsummary(summary_s.get().size()) {
-    std::fill(bits_s.get().begin(), bits_s.get().end(), 0);  // scratch outlives calls
-    std::fill(summary, summary + nsummary, 0);
-  }
+        nsummary(summary_s.get().size()) {}
   void add(std::uint64_t j) {
     bits[j >> 6] |= std::uint64_t(1) << (j & 63);
     summary[j >> 12] |= std::uint64_t(1) << ((j >> 6) & 63);
@@ -296,7 +296,7 @@ void fill_rows(const index_t* acr, const index_t* acl, const scalar_t* av, const
             const index_t p = acr[r], k = acl[p];
             for (index_t q = bcr[k]; q < bcr[k + 1]; ++q, ++oc, ++ov) {
               *oc = bcl[q];
-              *ov = mul(av[p], bv[q]);
+              *ov = scalar_t(0) + mul(av[p], bv[q]);
             }
             break;
           }
@@ -313,7 +313,7 @@ void fill_rows(const index_t* acr, const index_t* acl, const scalar_t* av, const
                 ov[w - 1] += few[t].second;
               } else {
                 oc[w] = few[t].first;
-                ov[w++] = few[t].second;
+                ov[w++] = scalar_t(0) + few[t].second;
               }
             }
             break;
@@ -361,7 +361,7 @@ void fill_rows(const index_t* acr, const index_t* acl, const scalar_t* av, const
             ov[n - 1] += prod[t].second;
           } else {
             oc[n] = prod[t].first;
-            ov[n++] = prod[t].second;
+            ov[n++] = scalar_t(0) + prod[t].second;
           }
         }
       }

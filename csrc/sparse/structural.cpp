@@ -270,9 +270,13 @@ py::array csr_softmax_grad(const py::array& crows, const py::array& y, const py:
 // ---------------------------------------------------------------------------------
 // row sums
 
+// the accumulator: floats in double precision; integers in unsigned 64-bit, whose
+// wrap-around is defined (the result wraps as numpy's integer sums do)
 template <class T> struct wide { using type = T; };
 template <> struct wide<float> { using type = double; };
 template <> struct wide<std::complex<float>> { using type = std::complex<double>; };
+template <> struct wide<std::int32_t> { using type = std::uint64_t; };
+template <> struct wide<std::int64_t> { using type = std::uint64_t; };
 
 // (counts [R+1] int64, sums [U]): counts[r] = non-empty rows before r, U = counts[R]
 py::tuple csr_row_sums(const py::array& crows, const py::array& values) {

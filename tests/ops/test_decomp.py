@@ -126,3 +126,11 @@ def test_errors():
         svd_thin(weft.to_tensor(np.eye(2) * 1j))
     with pytest.raises(weft.UnsupportedDtypeError, match=r"qr_reduced: x has dtype int64"):
         qr_reduced(weft.to_tensor(np.eye(2, dtype=np.int64)))
+
+
+def test_qr_backward_of_dependent_columns_raises():
+    x = _leaf(np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]))
+    q, r = qr_reduced(x)  # the forward is fine
+    with pytest.raises(ValueError, match=r"qr_reduced: the gradient needs linearly independent "
+                                         r"columns, but x of shape \[3, 2\] has numerical rank below 2"):
+        q.sum().backward()

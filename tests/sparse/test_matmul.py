@@ -375,3 +375,19 @@ def test_spmv_kernel_checks():
         _C.sparse_spmv(cr, cl, v, np.ones(4)[::2])
     with pytest.raises(ValueError, match=r"values has 3 entries but cols has 2"):
         _C.sparse_spmv(cr, cl, np.ones(3), x)
+
+
+def test_writing_to_the_pattern_accessors_leaves_the_tensor_alone():
+    """crows()/cols()/indices() share memory with the tensor but cannot write into it:
+    the cached product plan and flags stay true (an in-place write copies first)."""
+    x = S.sparse_csr_tensor([0, 1, 2], [0, 1], np.array([1.0, 2.0]), [2, 2])
+    y = weft.to_tensor(np.eye(2))
+    np.testing.assert_array_equal(S.matmul(y, x).numpy(), [[1.0, 0.0], [0.0, 2.0]])  # plan cached
+    c = x.cols()
+    c[0] = 1
+    assert c.tolist() == [1, 1] and x.cols().tolist() == [0, 1]
+    np.testing.assert_array_equal(S.matmul(y, x).numpy(), x.to_dense().numpy())
+    coo = S.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2]).coalesce()
+    idx = coo.indices()
+    idx[0, 0] = 1
+    assert coo.indices().tolist() == [[0, 1], [1, 0]] and coo.is_coalesced()

@@ -157,3 +157,21 @@ def test_float32_gradient_flows():
     s.sum().backward()
     assert x.grad.values().dtype == np.float32 and x.grad.nnz() == a.nnz
     assert np.all(np.isfinite(x.grad.values().numpy()))
+
+
+def test_gradient_needs_q_within_the_rank():
+    """Centring leaves rank <= N - 1, so q = N has a basis column with no gradient:
+    a call that needs one says so; without gradients the call still works."""
+    x = S.from_scipy(sp.random(4, 8, density=0.6, random_state=0, format="csr"))
+    x.stop_gradient = False
+    weft.seed(0)
+    with pytest.raises(ValueError, match=r"pca_lowrank: gradients need q <= the rank of the "
+                                         r"centred x, but q = 4 exceeds it \(centring leaves at most N - 1 = 3\)"):
+        S.pca_lowrank(x, q=4)
+    with weft.no_grad():
+        assert S.pca_lowrank(x, q=4)[1].shape == [4]
+    assert gradcheck(lambda t: _invariant_outputs(t, 3, True, 1), [x], masked=True)
+    one_col = S.sparse_coo_tensor([[0, 1, 2], [0, 0, 0]], [1.0, 2.0, 3.0], [3, 3])
+    one_col.stop_gradient = False
+    with pytest.raises(ValueError, match=r"q = 2 exceeds it; pass a smaller q"):
+        S.pca_lowrank(one_col, q=2, center=False)

@@ -482,3 +482,21 @@ def test_array_fallback_matches_native(monkeypatch, dtype):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
     x, y = _sp("coo", (3, 4), 23, dtype), _sp("coo", (4, 3), 24, dtype)
     assert gradgradcheck(lambda a, b: S.matmul(a, b), (x, y), masked=True)
+
+
+def test_negative_zero_products_give_positive_zero_on_every_row_form():
+    """Each sum starts from +0, as scipy's does, whichever form the kernel picks."""
+    ncols = 40
+    # B row 0: one entry -0.0 at column 5; rows 1-2: 8 entries each elsewhere
+    b_rows = [[5], list(range(10, 18)), list(range(20, 28))]
+    b_vals = [[-0.0], [1.0] * 8, [1.0] * 8]
+    # A rows: scaled row of B (1 product), short list (2 products), bitmap (17 products)
+    a_rows = [[0], [0, 0], [0, 1, 2]]
+    def csr(rows, vals):
+        crows = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+        return crows, np.concatenate([np.asarray(r, np.int64) for r in rows]), np.concatenate(vals)
+    a = csr(a_rows, [np.ones(len(r)) for r in a_rows])
+    b = csr(b_rows, [np.asarray(v, dtype=np.float64) for v in b_vals])
+    crows, cols, vals = _C.sparse_spgemm(*a, *b, ncols)
+    at5 = vals[cols == 5]
+    assert at5.tolist() == [0.0, 0.0, 0.0] and not np.signbit(at5).any()

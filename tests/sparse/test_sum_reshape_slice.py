@@ -719,3 +719,12 @@ def test_single_batch_csr_has_three_index_rows():
     assert c.sparse_dim() == 3 and c.indices().numpy().tolist() == [[0, 0, 0], [0, 1, 1], [1, 0, 1]]
     np.testing.assert_array_equal(S.sum(x, axis=[0, 2]).to_dense().numpy(),
                                   d.sum(axis=(0, 2), keepdims=True))
+
+
+def test_csr_row_sum_of_int32_wraps_as_numpy():
+    v = np.array([2 ** 31 - 1, 1, -5], dtype=np.int32)
+    x = S.sparse_csr_tensor([0, 2, 3], [0, 1, 0], v, [2, 2])
+    got = S.sum(x, axis=-1, dtype="int32").values().numpy()
+    want = np.array([v[:2].sum(dtype=np.int32), v[2]], dtype=np.int32)
+    np.testing.assert_array_equal(got, want)
+    assert S.sum(x, axis=-1).values().numpy().tolist() == [2 ** 31, -5]  # int64 by default

@@ -96,9 +96,24 @@ def _tri_solve_vjp_a(g, y, a, b, *, lower):
 defvjp(_tri_solve, _tri_solve_vjp_a, _tri_solve_vjp_b)
 
 
+def rank_deficient(r, shape):
+    """Whether the triangular factor ``r`` of a QR of an array of ``shape`` is singular
+    to working precision (its smallest diagonal entry within max(shape)·eps of the largest)."""
+    d = r._data
+    xp = xp_of(d)
+    diag = xp.abs(xp.diagonal(d))
+    if diag.size == 0:
+        return False
+    return float(diag.min()) <= max(shape) * np.finfo(d.dtype).eps * float(diag.max())
+
+
 def _qr_vjp(g, ans, x):
     gq, gr = g
     q, r = ans
+    if rank_deficient(r, x.shape):
+        # the extra columns of Q are arbitrary then, and R⁻ᵀ below would blow up
+        raise ValueError(f"qr_reduced: the gradient needs linearly independent columns, but x "
+                         f"of shape {x.shape} has numerical rank below {x.shape[1]}")
     n = _mm(gr, _mT(r)) - _mm(_mT(q), gq)
     sym = triu(n) + _mT(triu(n, 1))
     b = gq + _mm(q, sym)
@@ -137,7 +152,7 @@ def qr_reduced(x):
     """``(Q [m, n], R [n, n])`` with ``x = Q R`` for a real ``x`` [m, n], m >= n.
 
     LAPACK's signs (diag(R) may be negative). Differentiable where the columns of
-    ``x`` are linearly independent."""
+    ``x`` are linearly independent; the backward raises ValueError otherwise."""
     _check(x, "qr_reduced")
     m, n = x.shape
     if m < n:
@@ -155,4 +170,4 @@ def svd_thin(x):
     return apply(_svd, x)
 
 
-__all__: list[str] = []
+__all__: list[str] = []  # internal: weft.sparse.pca_lowrank uses these

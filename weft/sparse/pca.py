@@ -23,7 +23,8 @@ import numpy as np
 
 from ..core.random import default_generator
 from ..core.tensor import Tensor
-from ..ops.decomp import qr_reduced, svd_thin
+from ..autograd.grad_mode import is_grad_enabled
+from ..ops.decomp import qr_reduced, rank_deficient, svd_thin
 from ..ops.linalg_basic import _mm, _mT
 from ..ops.reduction import sum as _sum
 from . import _kernels as K
@@ -49,7 +50,9 @@ def pca_lowrank(x, q=None, center=True, niter=2, name=None):
     means implicitly (``x - mean`` is never formed). The random start comes from
     weft's generator, so ``weft.seed`` makes the result reproducible. COO or CSR,
     float32/float64. Differentiable with respect to ``x``'s stored values (see the
-    module docstring).
+    module docstring) when ``q`` does not exceed the rank of the (centred) ``x``:
+    otherwise the basis has arbitrary columns, and a call that needs a gradient
+    raises ValueError.
 
     >>> import weft
     >>> x = weft.sparse.sparse_coo_tensor([[0, 1, 2], [0, 1, 2]], [3.0, 2.0, 1.0], [3, 3])
@@ -73,10 +76,11 @@ def pca_lowrank(x, q=None, center=True, niter=2, name=None):
         raise ValueError(f"{op}: q must be at most min(N, M) = {min(n, m)} for x of shape "
                          f"{x.shape}, got {q}")
     niter = _int_arg(niter, op, "niter", 0)
-    return _pca(to_sparse_csr(x), n, m, q, bool(center), niter, dtype)
+    return _pca(to_sparse_csr(x), n, m, q, bool(center), niter, dtype,
+                check_rank=not x.stop_gradient and is_grad_enabled())
 
 
-def _pca(a, n, m, q, center, niter, dtype):
+def _pca(a, n, m, q, center, niter, dtype, check_rank):
     xp = K.xp_of_array(a._data)
     if q == 0:
         wrap = Tensor._wrap
@@ -95,7 +99,15 @@ def _pca(a, n, m, q, center, niter, dtype):
         return out - _mm(_sum(ut, axis=1, keepdim=True), c) if center else out
 
     def orth(v):
-        return qr_reduced(v)[0]
+        basis, r = qr_reduced(v)
+        if check_rank and rank_deficient(r, v.shape):
+            # the basis then has arbitrary columns, with no gradient: say so now, not
+            # with a singular solve in the backward pass
+            bound = f" (centring leaves at most N - 1 = {n - 1})" if center else ""
+            raise ValueError(f"pca_lowrank: gradients need q <= the rank of the "
+                             f"{'centred ' if center else ''}x, but q = {q} exceeds it{bound}; "
+                             "pass a smaller q, or call it under weft.no_grad()")
+        return basis
 
     gen = default_generator(a.place)
     r = Tensor._wrap(xp.asarray(gen.standard_normal((m, q))).astype(dtype))

@@ -36,6 +36,18 @@ class SparseLayoutError(TypeError):
     """An accessor or op was used on a tensor of the wrong layout (e.g. ``crows()`` on COO)."""
 
 
+def _read_only(a):
+    """A read-only view of index array ``a``. A sparse tensor's pattern never changes
+    (its coalesced/canonical flags and cached product plan rely on that), so the
+    accessors hand out views that cannot write into it: weft's in-place ops copy such
+    a view before writing. CuPy arrays have no such flag and are returned as they are."""
+    if type(a) is not np.ndarray:
+        return a
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
 def _host(a):
     return a if type(a) is np.ndarray else a.get()
 
@@ -261,8 +273,9 @@ class SparseCooTensor(_SparseBase):
         return False
 
     def indices(self, name=None):
-        """The [sparse_dim, nnz] index array as a Tensor (no copy, not differentiable)."""
-        return Tensor._wrap(self._indices)
+        """The [sparse_dim, nnz] index array as a Tensor (no copy, not differentiable;
+        writing to it copies first, so this tensor's pattern never changes)."""
+        return Tensor._wrap(_read_only(self._indices))
 
     def crows(self, name=None):
         raise SparseLayoutError("crows(): only effective for SparseCsrTensor, got a "
@@ -326,10 +339,10 @@ class SparseCsrTensor(_SparseBase):
                                 "SparseCsrTensor")
 
     def crows(self, name=None):
-        return Tensor._wrap(self._crows)
+        return Tensor._wrap(_read_only(self._crows))
 
     def cols(self, name=None):
-        return Tensor._wrap(self._cols)
+        return Tensor._wrap(_read_only(self._cols))
 
     def sparse_dim(self):
         return len(self._shape)
