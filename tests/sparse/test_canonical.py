@@ -92,7 +92,8 @@ def test_outputs_marked_canonical_are_canonical(seed, batched, native):
         x = coo.to_sparse_csr()
         outs = [x, S.coalesce(x), x + x, S.cast(x, "int32"), x.clone(), S.sin(x),
                 S.transpose(x, [0, 2, 1] if batched else [1, 0]),
-                weft.to_tensor(coo.to_dense().numpy()).to_sparse_csr()]
+                weft.to_tensor(coo.to_dense().numpy()).to_sparse_csr(),
+                S.slice(x, [len(shape) - 2, len(shape) - 1], [1, 1], [3, 4]), S.sum(x, axis=-1)]
         if not batched:
             outs.append(S.matmul(x, S.transpose(x, [1, 0])))
     finally:

@@ -233,8 +233,10 @@ def slice(x, axes, starts, ends, name=None):
     shape3 = ([1] if nd == 2 else []) + list(x._shape)
     win3 = ([(0, 1)] if nd == 2 else []) + win
     crows, cols, slots = _slice_csr_arrays(x._crows, x._cols, shape3, win3)
-    out = wrap_csr(gather_rows(v, slots), crows, cols, shape)
-    return _canonical_csr(out, shape)
+    # a window keeps each row's entries in order and shifts them all alike, so a
+    # canonical x gives a canonical window
+    out = wrap_csr(gather_rows(v, slots), crows, cols, shape, canonical=x._canonical or None)
+    return out if x._canonical else _canonical_csr(out, shape)
 
 
 __all__ = ["reshape", "slice"]
