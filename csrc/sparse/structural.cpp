@@ -188,17 +188,19 @@ void for_rows(const index_t* cr, std::int64_t nrows, std::int64_t nnz, const F& 
   });
 }
 
-void check_softmax_args(const py::array& crows, const py::array& v, const char* op, const char* vname) {
+// crows and one value per stored entry: the arguments of the per-row kernels
+template <class ValueTypes>
+void check_row_args(const py::array& crows, const py::array& v, const char* op, const char* vname) {
   check_index_array(crows, op, "crows");
   if (crows.shape(0) < 1) value_error(op, "crows must have at least one entry, got shape ", shape_str(crows));
   check_ndim(v, 1, op, vname);
-  check_dtype(FloatingTypes{}, v, op, vname);
+  check_dtype(ValueTypes{}, v, op, vname);
   check_contiguous(v, op, vname);
 }
 
 py::array csr_softmax(const py::array& crows, const py::array& values) {
   const char* op = "sparse_csr_softmax";
-  check_softmax_args(crows, values, op, "values");
+  check_row_args<FloatingTypes>(crows, values, op, "values");
   const std::int64_t nrows = crows.shape(0) - 1, nnz = values.shape(0);
   py::array out(values.dtype(), std::vector<py::ssize_t>{nnz});
   dispatch(IndexTypes{}, crows, op, "crows", [&](auto itag) {
@@ -238,7 +240,7 @@ py::array csr_softmax(const py::array& crows, const py::array& values) {
 // g_in = y * (g - sum_row(y * g))
 py::array csr_softmax_grad(const py::array& crows, const py::array& y, const py::array& g) {
   const char* op = "sparse_csr_softmax_grad";
-  check_softmax_args(crows, y, op, "y");
+  check_row_args<FloatingTypes>(crows, y, op, "y");
   check_ndim(g, 1, op, "g");
   check_same_dtype(g, "g", y, "y", op);
   check_contiguous(g, op, "g");
@@ -281,11 +283,7 @@ template <> struct wide<std::int64_t> { using type = std::uint64_t; };
 // (counts [R+1] int64, sums [U]): counts[r] = non-empty rows before r, U = counts[R]
 py::tuple csr_row_sums(const py::array& crows, const py::array& values) {
   const char* op = "sparse_csr_row_sums";
-  check_index_array(crows, op, "crows");
-  if (crows.shape(0) < 1) value_error(op, "crows must have at least one entry, got shape ", shape_str(crows));
-  check_ndim(values, 1, op, "values");
-  check_dtype(FloatingComplexIntTypes{}, values, op, "values");
-  check_contiguous(values, op, "values");
+  check_row_args<FloatingComplexIntTypes>(crows, values, op, "values");
   const std::int64_t nrows = crows.shape(0) - 1, nnz = values.shape(0);
   py::array_t<std::int64_t> counts(std::vector<py::ssize_t>{nrows + 1});
   py::array sums;

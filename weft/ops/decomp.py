@@ -96,15 +96,20 @@ def _tri_solve_vjp_a(g, y, a, b, *, lower):
 defvjp(_tri_solve, _tri_solve_vjp_a, _tri_solve_vjp_b)
 
 
+def _noise(magnitudes, shape):
+    """``max(shape) · eps · max(magnitudes)``: how far apart values of that size can be
+    and still be one value to LAPACK's working precision (numpy's rank tolerance)."""
+    if magnitudes.size == 0:
+        return 0.0
+    return max(shape) * np.finfo(magnitudes.dtype).eps * float(xp_of(magnitudes).max(magnitudes))
+
+
 def rank_deficient(r, shape):
     """Whether the triangular factor ``r`` of a QR of an array of ``shape`` is singular
-    to working precision (its smallest diagonal entry within max(shape)·eps of the largest)."""
-    d = r._data
-    xp = xp_of(d)
-    diag = xp.abs(xp.diagonal(d))
-    if diag.size == 0:
-        return False
-    return float(diag.min()) <= max(shape) * np.finfo(d.dtype).eps * float(diag.max())
+    to working precision (its smallest diagonal entry within noise of the largest)."""
+    xp = xp_of(r._data)
+    diag = xp.abs(xp.diagonal(r._data))
+    return bool(diag.size) and float(diag.min()) <= _noise(diag, shape)
 
 
 def _qr_vjp(g, ans, x):
@@ -131,9 +136,7 @@ def _svd_vjp(g, ans, a):
     s_col = s.reshape([-1, 1])
     # F[i, j] = 1 / (s_j² - s_i²) off the diagonal, 0 where the two values coincide
     sd = s._data
-    xp = xp_of(sd)
-    tol = max(a.shape) * np.finfo(sd.dtype).eps * (float(xp.max(sd)) if sd.size else 0.0)
-    apart = Tensor._wrap(xp.abs(sd[None, :] - sd[:, None]) > tol)
+    apart = Tensor._wrap(xp_of(sd).abs(sd[None, :] - sd[:, None]) > _noise(sd, a.shape))
     den = where(apart, s_row * s_row - s_col * s_col, 1.0)
     f = where(apart, 1.0 / den, 0.0)
     utgu, vtgv = _mm(_mT(u), gu), _mm(_mT(v), gv)
