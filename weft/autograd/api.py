@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.args import xp_of
 from ..core.tensor import Tensor
 from . import engine
 
@@ -41,11 +42,7 @@ def _seed(t, g, arg):
     return g
 
 
-def _xp(t):
-    """The array module of ``t`` (shared by the autograd modules)."""
-    from ..ops._support import xp_of  # noqa: PLC0415  (ops sit above autograd)
-
-    return xp_of(t)
+_xp = xp_of  # the array module of a tensor (shared by the autograd modules)
 
 
 def _dump(path, roots):

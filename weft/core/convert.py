@@ -99,30 +99,4 @@ def from_dlpack_array(obj):
     return cupy_or_raise("a CUDA DLPack tensor").from_dlpack(obj)
 
 
-def as_tensor_arg(x, arg, like=None):
-    """Accept a Tensor, number or array-like as an op operand."""
-    if isinstance(x, Tensor):
-        return x
-    if like is not None and isinstance(x, (bool, numbers.Number)):
-        return Tensor._wrap(array_module(like.place).asarray(x, dtype=like.dtype))
-    try:
-        return Tensor._wrap(to_array(x, None, like.place if like is not None else None,
-                                     copy=False))
-    except TypeError as e:
-        raise TypeError(f"{arg}: expected a Tensor, got {type(x).__name__} ({e})") from None
-
-
-def int_arg(v, op, arg):
-    """An int given as a Python or numpy integer or a one-element integer Tensor (bools
-    are refused); for scalar parameters such as counts and seeds."""
-    if isinstance(v, Tensor):
-        if v.size != 1 or v.dtype.kind not in "iu":
-            raise TypeError(f"{op}: {arg} must be an int, got a {v.dtype.name} tensor of "
-                            f"shape {v.shape}")
-        v = v.item()
-    if not isinstance(v, numbers.Integral) or isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{op}: {arg} must be an int, got {type(v).__name__}")
-    return int(v)
-
-
-__all__ = ["to_array", "from_dlpack_array", "as_tensor_arg", "int_arg", "CPU"]
+__all__ = ["to_array", "from_dlpack_array", "CPU"]

@@ -54,7 +54,7 @@ def _entropy_seed():
 
 def check_seed(seed, op="seed", arg="seed"):
     """A seed as a non-negative Python int below 2**64 (negative ints wrap, as in C)."""
-    from .convert import int_arg  # noqa: PLC0415
+    from .args import int_arg  # noqa: PLC0415
 
     seed = int_arg(seed, op, arg)
     if not -(1 << 63) <= seed < (1 << 64):

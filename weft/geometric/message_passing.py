@@ -25,7 +25,7 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
-from ..ops._support import check_same_place, tensor_arg
+from ..core.args import check_same_place, tensor_arg
 from ..ops.indexing import _take
 from ..ops.math import reciprocal
 from ..ops.shape import reshape_exact

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.tensor import Tensor
-from ..ops._support import check_same_place, tensor_arg
+from ..core.args import check_same_place, tensor_arg
 from ..ops.indexing import _take
 from . import _kernels as K
 from .message_passing import feature_arg

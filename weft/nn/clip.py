@@ -11,7 +11,7 @@ import math
 import numbers
 
 from ..core.tensor import Tensor
-from ..ops._support import xp_of
+from ..core.args import xp_of
 
 
 def _positive(v, cls, arg):

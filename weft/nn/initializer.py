@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core import random as _rng
 from ..core.tensor import Tensor
-from ..ops._support import xp_of
+from ..core.args import xp_of
 
 
 def _compute_fans(shape):

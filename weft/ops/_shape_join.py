@@ -20,7 +20,7 @@ from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ..core import dtype as _dt
 from ..core.place import place_of_array
 from ..core.tensor import Tensor
-from ._support import normalize_axis, tensor_arg, xp_of
+from ..core.args import normalize_axis, tensor_arg, xp_of
 from .shape import reshape_exact
 
 _pyslice = builtins.slice  # the name slice is the public op below

@@ -5,7 +5,7 @@ from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ..core.place import (CUDAPlace, Place, cupy_or_raise, move_array, parse_place,
                           place_of_array)
 from ..core.tensor import Tensor
-from ._support import dtype_arg, tensor_arg
+from ..core.args import dtype_arg, tensor_arg
 
 _cast = Primitive("cast", lambda x, dtype: x.astype(dtype))
 

@@ -9,7 +9,7 @@ from ..core import dtype as _dt
 from ..core.convert import to_array
 from ..core.place import array_module, parse_place
 from ..core.tensor import Tensor
-from ._support import check_nonneg_shape, dtype_arg, shape_arg, tensor_arg
+from ..core.args import check_nonneg_shape, dtype_arg, shape_arg, tensor_arg
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):

@@ -19,7 +19,7 @@ from ..core import dtype as _dt
 from ..core.convert import to_array
 from ..core.place import array_module, current_place, move_array
 from ..core.tensor import Tensor
-from ._support import dtype_arg, int_arg, normalize_axis, reject_sparse, tensor_arg, xp_of
+from ..core.args import dtype_arg, int_arg, normalize_axis, reject_sparse, tensor_arg, xp_of
 from .shape import broadcast_to, reshape
 
 # ----------------------------------------------------------------------------------

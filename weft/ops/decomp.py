@@ -30,7 +30,7 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.dtype import UnsupportedDtypeError
 from ..core.tensor import Tensor
-from ._support import xp_of
+from ..core.args import xp_of
 from .creation_extra import diag_embed, tril, triu
 from .linalg_basic import _mm, _mT
 from .math import where

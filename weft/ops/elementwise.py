@@ -26,7 +26,8 @@ from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from . import math as _m
 from . import special as _s
-from ._support import binary_operands, check_same_place, require_float, tensor_arg
+from ..core.args import check_same_place, tensor_arg
+from ._support import binary_operands, require_float
 from .cast import cast
 from .shape import reshape
 from .math import cj, cos, exp, log, sin, where

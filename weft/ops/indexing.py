@@ -29,7 +29,7 @@ from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ..autograd.grad_mode import mode
 from ..autograd.inplace import inplace
 from ..core.tensor import Tensor
-from ._support import check_same_place, normalize_axis, reject_sparse, tensor_arg, xp_of
+from ..core.args import check_same_place, normalize_axis, reject_sparse, tensor_arg, xp_of
 from .cast import cast
 from .shape import broadcast_to, reshape_exact, transpose
 

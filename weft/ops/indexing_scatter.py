@@ -14,7 +14,7 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defvjp
 from ..autograd.inplace import inplace
 from ..core.tensor import Tensor
-from ._support import (check_same_place, normalize_axis, shape_arg, tensor_arg)
+from ..core.args import check_same_place, normalize_axis, shape_arg, tensor_arg
 from .indexing import (_checked, _fit_value, _index_add, _last_occurrence, _parse_key,
                        _row_index, _setitem, _take, _value_like, _xp, check_range, getitem,
                        index_arg, rows_key, setitem_out)

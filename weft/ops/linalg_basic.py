@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import Primitive, apply, defbatch, defvjp
-from ._support import binary_operands, tensor_arg
+from ..core.args import tensor_arg
+from ._support import binary_operands
 from .math import cj
 from .shape import _transpose, reshape_exact as reshape
 

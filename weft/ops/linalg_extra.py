@@ -21,8 +21,8 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
-from ._support import (binary_operands, check_same_place, normalize_axis, require_float,
-                       tensor_arg, xp_of)
+from ..core.args import check_same_place, normalize_axis, tensor_arg, xp_of
+from ._support import binary_operands, require_float
 from .linalg_basic import check_batch_broadcast, matmul
 from .math import abs as _abs
 from .math import cast_like, cj, sign, where

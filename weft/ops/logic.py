@@ -5,7 +5,8 @@ import numpy as np
 
 from ..autograd.engine import Primitive, apply
 from ..core.tensor import Tensor
-from ._support import binary_operands, check_same_place, tensor_arg, xp_of
+from ..core.args import check_same_place, tensor_arg, xp_of
+from ._support import binary_operands
 
 
 def _cmp(ufunc, opname, doc):

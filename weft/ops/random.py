@@ -20,8 +20,8 @@ from ..core import dtype as _dt
 from ..core import random as _rng
 from ..core.place import current_place
 from ..core.tensor import Tensor
-from ._support import check_nonneg_shape, check_same_place, dtype_arg, int_arg, shape_arg, \
-    tensor_arg, xp_of
+from ..core.args import (check_nonneg_shape, check_same_place, dtype_arg, int_arg, shape_arg,
+                         tensor_arg, xp_of)
 
 # ----------------------------------------------------------------------------------
 # argument helpers

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ..core import dtype as _dt
-from ._support import dtype_arg, normalize_axes, tensor_arg
+from ..core.args import dtype_arg, normalize_axes, tensor_arg
 from .shape import broadcast_to, reshape_exact
 
 

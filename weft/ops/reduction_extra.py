@@ -30,7 +30,7 @@ from ..autograd.engine import Primitive, apply, defvjp
 from ..autograd.inplace import inplace
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
-from ._support import dtype_arg, normalize_axes, normalize_axis, tensor_arg, xp_of
+from ..core.args import dtype_arg, normalize_axes, normalize_axis, tensor_arg, xp_of
 from .cast import cast
 from .logic import isnan
 from .math import cj, conj, exp, real, sqrt, where

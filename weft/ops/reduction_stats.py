@@ -20,7 +20,8 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
-from ._support import binary_operands, normalize_axes, normalize_axis, tensor_arg, xp_of
+from ..core.args import normalize_axes, normalize_axis, tensor_arg, xp_of
+from ._support import binary_operands
 from .math import abs as _abs, sgn, where
 from .reduction import expand_reduced, sum as _sum
 from .reduction_extra import (_accept_aliases, _arr, _float_input, _keepdim, _kept_shape,

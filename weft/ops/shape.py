@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import Primitive, apply, defbatch, defvjp
-from ._support import normalize_axes, normalize_axis, shape_arg, tensor_arg
+from ..core.args import normalize_axes, normalize_axis, shape_arg, tensor_arg
 
 _reshape = Primitive("reshape", lambda x, shape: x.reshape(shape), view=True)
 _broadcast_to = Primitive("broadcast_to", lambda x, shape: np.broadcast_to(x, shape), view=True)

@@ -16,7 +16,7 @@ from ..autograd.inplace import check_inplace_leaf
 from ..core.tensor import Tensor
 from . import _shape_join
 from ._shape_join import _pyslice, aliases, int_list, tensor_list
-from ._support import dtype_arg, normalize_axes, normalize_axis, shape_arg, tensor_arg, xp_of
+from ..core.args import dtype_arg, normalize_axes, normalize_axis, shape_arg, tensor_arg, xp_of
 from .reduction import sum as _sum
 from .shape import broadcast_to, reshape, reshape_exact, transpose
 

@@ -18,7 +18,7 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
-from ._support import check_same_place, dtype_arg, normalize_axis, tensor_arg, xp_of
+from ..core.args import check_same_place, dtype_arg, normalize_axis, tensor_arg, xp_of
 from .shape import reshape_exact
 
 # ---------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.tensor import Tensor
-from ._support import binary_operands, require_float, tensor_arg
+from ..core.args import tensor_arg
+from ._support import binary_operands, require_float
 from .math import cos, exp, sign, where
 
 _ndarray = np.ndarray

@@ -294,7 +294,7 @@ class Optimizer:
 
 
 def _xp(a):
-    from ..ops._support import xp_of  # noqa: PLC0415
+    from ..core.args import xp_of  # noqa: PLC0415
 
     return xp_of(a)
 

@@ -70,7 +70,7 @@ def _values_arg(v, dtype, op, place):
 
 
 def _shape_list(shape, op):
-    from ..ops._support import shape_arg  # noqa: PLC0415
+    from ..core.args import shape_arg  # noqa: PLC0415
 
     s = shape_arg(shape, op)
     for d, v in enumerate(s):

@@ -217,7 +217,7 @@ def _check_shapes(xs, ys, op):
 
 def _dense_arg(t, op, arg):
     if not isinstance(t, Tensor):
-        from ..ops._support import tensor_arg  # noqa: PLC0415
+        from ..core.args import tensor_arg  # noqa: PLC0415
 
         t = tensor_arg(t, arg, op)
     return t

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
-from ..ops._support import dtype_arg, normalize_axes
+from ..core.args import dtype_arg, normalize_axes
 from . import _kernels as K
 from .convert import (_GATHER, _crows_from_rows, _global_crows, csr_to_coo_indices,
                       gather_rows, scatter_rows, values)

@@ -19,7 +19,7 @@ from ...core.tensor import Tensor
 from ...nn import functional as F
 from ...nn.initializer import Constant
 from ...nn.layer import Layer, _check_int
-from ...ops._support import xp_of
+from ...core.args import xp_of
 from ...ops.indexing import index_select
 from ...ops.math import exp
 from ...sparse.tensor import SparseCooTensor, SparseCsrTensor

@@ -20,7 +20,7 @@ from ...autograd.api import grad as _grad
 from ...autograd.functional import _Rows, _row_ids, _zeros_of
 from ...core.tensor import Tensor
 from ...ops import cast, concat, reshape
-from ...ops._support import xp_of
+from ...core.args import xp_of
 
 _prim = [False]
 

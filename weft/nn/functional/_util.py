@@ -4,7 +4,8 @@ from __future__ import annotations
 import numbers
 
 from ...core.tensor import Tensor
-from ...ops._support import require_float, tensor_arg
+from ...core.args import tensor_arg
+from ...ops._support import require_float
 
 _REDUCTIONS = ("mean", "sum", "none")
 

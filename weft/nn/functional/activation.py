@@ -15,7 +15,7 @@ import numpy as np
 
 from ...autograd.engine import Primitive, apply, defvjp
 from ...core.tensor import Tensor
-from ...ops._support import dtype_arg, normalize_axis, tensor_arg
+from ...core.args import dtype_arg, normalize_axis, tensor_arg
 from ...ops.cast import cast
 from ...ops.math import exp, sigmoid, tanh, where  # noqa: F401  (sigmoid, tanh re-exported)
 from ...ops.reduction import sum as _sum

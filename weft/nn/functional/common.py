@@ -9,7 +9,8 @@ import numpy as np
 from ...autograd.engine import Primitive, apply, defvjp
 from ...core import random as _rng
 from ...core.tensor import Tensor
-from ...ops._support import binary_operands, normalize_axes, normalize_axis, tensor_arg, xp_of
+from ...core.args import normalize_axes, normalize_axis, tensor_arg, xp_of
+from ...ops._support import binary_operands
 from ...ops.cast import cast
 from ...ops.indexing import _index_add_fwd
 from ...ops.linalg_basic import matmul

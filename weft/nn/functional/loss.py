@@ -12,7 +12,7 @@ import numpy as np
 
 from ...autograd.engine import Primitive, apply, defvjp
 from ...core.tensor import Tensor
-from ...ops._support import normalize_axis, xp_of
+from ...core.args import normalize_axis, xp_of
 from ...ops.cast import cast
 from ...ops.math import abs as _abs
 from ...ops.math import exp, log, maximum, where

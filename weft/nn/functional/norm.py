@@ -9,7 +9,7 @@ from __future__ import annotations
 import numbers
 
 from ...core.tensor import Tensor
-from ...ops._support import xp_of
+from ...core.args import xp_of
 from ...ops.cast import cast
 from ...ops.math import rsqrt
 from ...ops.reduction import mean as _mean
