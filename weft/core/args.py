@@ -9,6 +9,8 @@ what was given.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 
 import numpy as np
@@ -157,6 +159,24 @@ def int_arg(v, op, arg):
     return int(v)
 
 
-__all__ = ["xp_of", "tensor_arg", "reject_sparse", "check_same_place", "normalize_axis",
+def accept_aliases(f):
+    """Also accept Paddle 3's torch-style keywords ``input`` (for x) and ``dim`` (for axis)."""
+    params = inspect.signature(f).parameters
+    first = next(iter(params))
+    has_axis = "axis" in params and "dim" not in params
+
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        if kwargs:
+            if "input" in kwargs and first != "input":
+                kwargs[first] = kwargs.pop("input")
+            if has_axis and "dim" in kwargs:
+                kwargs["axis"] = kwargs.pop("dim")
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+__all__ = ["accept_aliases", "xp_of", "tensor_arg", "reject_sparse", "check_same_place", "normalize_axis",
            "normalize_axes", "shape_arg", "check_nonneg_shape", "dtype_arg", "place_arg",
            "as_tensor_arg", "int_arg", "CPU"]

@@ -9,8 +9,8 @@ from ..core.tensor import Tensor
 
 # order matters only for name clashes: later families win
 _FAMILIES = [
-    "cast", "shape", "math", "logic", "reduction", "creation", "linalg_basic",
-    "special", "elementwise", "reduction_extra", "shape_extra", "indexing", "sorting",
+    "cast", "shape", "math", "logic", "creation", "linalg_basic",
+    "special", "elementwise", "reduction", "shape_extra", "indexing", "sorting",
     "creation_extra", "random", "linalg_extra", "pad",
 ]
 
@@ -36,7 +36,7 @@ from . import operators as _operators  # noqa: E402,F401  (binds +, -, *, [], ..
 from .cast import cast as _cast  # noqa: E402
 from .creation import zeros as _zeros  # noqa: E402
 from .math import real as _real  # noqa: E402
-from .reduction import sum_to_shape as _sum_to_shape  # noqa: E402
+from .reduction.aggregate import sum_to_shape as _sum_to_shape  # noqa: E402
 from .shape import reshape_exact as _reshape_exact  # noqa: E402
 
 

@@ -27,7 +27,7 @@ from .linalg_basic import check_batch_broadcast, matmul
 from .math import abs as _abs
 from .math import cast_like, cj, sign, where
 from .math import pow as _pow
-from .reduction import sum as _sum
+from .reduction.aggregate import sum as _sum
 from .shape import reshape, reshape_exact, unsqueeze
 
 _LETTERS = string.ascii_letters

@@ -17,7 +17,7 @@ from ..core.tensor import Tensor
 from . import _shape_join
 from ._shape_join import _pyslice, aliases, int_list, tensor_list
 from ..core.args import dtype_arg, normalize_axes, normalize_axis, shape_arg, tensor_arg, xp_of
-from .reduction import sum as _sum
+from .reduction.aggregate import sum as _sum
 from .shape import broadcast_to, reshape, reshape_exact, transpose
 
 # ---------------------------------------------------------------------------------

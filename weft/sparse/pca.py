@@ -26,7 +26,7 @@ from ..core.tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops.decomp import qr_reduced, rank_deficient, svd_thin
 from ..ops.linalg_basic import _mm, _mT
-from ..ops.reduction import sum as _sum
+from ..ops.reduction.aggregate import sum as _sum
 from . import _kernels as K
 from .convert import to_sparse_csr
 from .matmul import matmul

@@ -25,7 +25,7 @@ _INT32_MAX = 2 ** 31 - 1
 
 
 def _dense_sum(v, axes, keepdim):
-    from ..ops.reduction import sum as dense_sum  # noqa: PLC0415
+    from ..ops.reduction.aggregate import sum as dense_sum  # noqa: PLC0415
 
     return dense_sum(v, axis=list(axes), keepdim=keepdim) if axes else v
 

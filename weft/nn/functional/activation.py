@@ -18,7 +18,7 @@ from ...core.tensor import Tensor
 from ...core.args import dtype_arg, normalize_axis, tensor_arg
 from ...ops.cast import cast
 from ...ops.math import exp, sigmoid, tanh, where  # noqa: F401  (sigmoid, tanh re-exported)
-from ...ops.reduction import sum as _sum
+from ...ops.reduction.aggregate import sum as _sum
 from ...ops.special import erf, special_module
 from ._util import float_arg, real_number
 

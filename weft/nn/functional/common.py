@@ -17,8 +17,8 @@ from ...ops.linalg_basic import matmul
 from ...ops.math import abs as _abs
 from ...ops.math import maximum, sqrt
 from ...ops.pad import pad
-from ...ops.reduction import sum as _sum
-from ...ops.reduction_extra import amax
+from ...ops.reduction.aggregate import sum as _sum
+from ...ops.reduction.aggregate import amax
 from ...ops.shape import reshape
 from ._util import float_arg, int_label, real_number
 

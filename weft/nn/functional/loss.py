@@ -16,8 +16,8 @@ from ...core.args import normalize_axis, xp_of
 from ...ops.cast import cast
 from ...ops.math import abs as _abs
 from ...ops.math import exp, log, maximum, where
-from ...ops.reduction import mean as _mean
-from ...ops.reduction import sum as _sum
+from ...ops.reduction.aggregate import mean as _mean
+from ...ops.reduction.aggregate import sum as _sum
 from ...ops.shape import reshape
 from ._util import check_reduction, float_arg, int_label, real_number
 from .activation import _log_softmax, _softplus
