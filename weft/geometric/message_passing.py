@@ -28,7 +28,7 @@ from ..core.tensor import Tensor
 from ..core.args import check_same_place, tensor_arg
 from ..ops.indexing import _take
 from ..ops.math import reciprocal
-from ..ops.shape import reshape_exact
+from ..ops.shape.views import reshape_exact
 from . import _kernels as K
 
 _REDUCES = ("sum", "mean", "max", "min")

@@ -1,7 +1,7 @@
 """Activation and loss functions as layers (thin wrappers of ``weft.nn.functional``)."""
 from __future__ import annotations
 
-from ..ops.shape_extra import flatten
+from ..ops.shape.views import flatten
 from . import functional as F
 from .functional._util import check_reduction
 from .layer import Layer

@@ -37,7 +37,7 @@ from .cast import cast as _cast  # noqa: E402
 from .creation import zeros as _zeros  # noqa: E402
 from .math import real as _real  # noqa: E402
 from .reduction.aggregate import sum_to_shape as _sum_to_shape  # noqa: E402
-from .shape import reshape_exact as _reshape_exact  # noqa: E402
+from .shape.views import reshape_exact as _reshape_exact  # noqa: E402
 
 
 def _zeros_for(shape, dtype, node):

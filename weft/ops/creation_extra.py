@@ -20,7 +20,7 @@ from ..core.convert import to_array
 from ..core.place import array_module, current_place, move_array
 from ..core.tensor import Tensor
 from ..core.args import dtype_arg, int_arg, normalize_axis, reject_sparse, tensor_arg, xp_of
-from .shape import broadcast_to, reshape
+from .shape.views import broadcast_to, reshape
 
 # ----------------------------------------------------------------------------------
 # primitives

@@ -29,7 +29,7 @@ from . import special as _s
 from ..core.args import check_same_place, tensor_arg
 from ._support import binary_operands, require_float
 from .cast import cast
-from .shape import reshape
+from .shape.views import reshape
 from .math import cj, cos, exp, log, sin, where
 
 _ndarray = np.ndarray

@@ -31,7 +31,8 @@ from ..autograd.inplace import inplace
 from ..core.tensor import Tensor
 from ..core.args import check_same_place, normalize_axis, reject_sparse, tensor_arg, xp_of
 from .cast import cast
-from .shape import broadcast_to, reshape_exact, transpose
+from .shape.views import broadcast_to, transpose
+from .shape.views import reshape_exact
 
 # ---------------------------------------------------------------------------------
 # backend helpers

@@ -19,7 +19,8 @@ from .indexing import (_checked, _fit_value, _index_add, _last_occurrence, _pars
                        _row_index, _setitem, _take, _value_like, _xp, check_range, getitem,
                        index_arg, rows_key, setitem_out)
 from .math import where
-from .shape import broadcast_to, reshape_exact
+from .shape.views import broadcast_to
+from .shape.views import reshape_exact
 
 
 def _wrap(a):

@@ -7,7 +7,8 @@ from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ..core.args import tensor_arg
 from ._support import binary_operands
 from .math import cj
-from .shape import _transpose, reshape_exact as reshape
+from .shape.views import _transpose
+from .shape.views import reshape_exact as reshape
 
 
 def _matmul_fwd(x, y):

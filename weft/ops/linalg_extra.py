@@ -28,7 +28,8 @@ from .math import abs as _abs
 from .math import cast_like, cj, sign, where
 from .math import pow as _pow
 from .reduction.aggregate import sum as _sum
-from .shape import reshape, reshape_exact, unsqueeze
+from .shape.views import reshape, unsqueeze
+from .shape.views import reshape_exact
 
 _LETTERS = string.ascii_letters
 

@@ -19,7 +19,7 @@ from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from ..core.args import check_same_place, dtype_arg, normalize_axis, tensor_arg, xp_of
-from .shape import reshape_exact
+from .shape.views import reshape_exact
 
 # ---------------------------------------------------------------------------------
 # gather / scatter along one axis (indices distinct along that axis)

@@ -59,7 +59,7 @@ def scatter_rows(v, idx, n):
 
 
 def _reshape(x, shape):
-    from ..ops.shape import reshape_exact  # noqa: PLC0415  (no Paddle 0 = "keep" rule)
+    from ..ops.shape.views import reshape_exact  # noqa: PLC0415  (no Paddle 0 = "keep" rule)
 
     shape = [int(s) for s in shape]
     return x if list(x._data.shape) == shape else reshape_exact(x, shape)

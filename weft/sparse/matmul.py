@@ -178,13 +178,13 @@ def _build_plan(x):
 
 
 def _reshape(t, shape):
-    from ..ops.shape import reshape_exact  # noqa: PLC0415
+    from ..ops.shape.views import reshape_exact  # noqa: PLC0415
 
     return reshape_exact(t, [int(s) for s in shape])
 
 
 def _swap_last(t):
-    from ..ops.shape import transpose  # noqa: PLC0415
+    from ..ops.shape.views import transpose  # noqa: PLC0415
 
     return transpose(t, list(range(t.ndim - 2)) + [t.ndim - 1, t.ndim - 2])
 

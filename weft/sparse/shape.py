@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import _C
 from ..core.tensor import Tensor
-from ..ops._shape_join import _slice_args, aliases, int_list
+from ..ops.shape.join import _slice_args
+from ..ops.shape._helpers import aliases, int_list
 from . import _kernels as K
 from .convert import (_crows_from_rows, _global_crows, _prod, csr_canonical, csr_linear,
                       gather_rows, values)
@@ -223,7 +224,7 @@ def slice(x, axes, starts, ends, name=None):
             v = gather_rows(v, slots)
         dcut = [d for d in range(sd, x.ndim) if win[d] != (0, x._shape[d])]
         if dcut:
-            from ..ops._shape_join import slice as dense_slice  # noqa: PLC0415
+            from ..ops.shape.join import slice as dense_slice  # noqa: PLC0415
 
             v = dense_slice(v, [1 + d - sd for d in dcut], [win[d][0] for d in dcut],
                             [win[d][1] for d in dcut])

@@ -300,7 +300,7 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
     if coo_in.dense_dim() != 0:
         raise ValueError(f"{op}: input is a COO tensor with dense dimensions (dense_dim() = "
                          f"{coo_in.dense_dim()}); it must have sparse_dim() == ndim")
-    from ..ops._shape_join import concat  # noqa: PLC0415
+    from ..ops.shape.join import concat  # noqa: PLC0415
 
     xp = K.xp_of_array(prod._data)
     i1, i2 = coo_in._indices, coo_prod._indices

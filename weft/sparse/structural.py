@@ -73,7 +73,7 @@ def transpose(x, perm, name=None):
         v = values(x)
         dperm = [p - sd for p in perm[sd:]]
         if dperm != list(range(nd - sd)):
-            from ..ops.shape import transpose as dense_transpose  # noqa: PLC0415
+            from ..ops.shape.views import transpose as dense_transpose  # noqa: PLC0415
 
             v = dense_transpose(v, [0] + [1 + p for p in dperm])
         coalesced = x._coalesced and perm[:sd] == list(range(sd))

@@ -19,7 +19,7 @@ from ...ops.math import maximum, sqrt
 from ...ops.pad import pad
 from ...ops.reduction.aggregate import sum as _sum
 from ...ops.reduction.aggregate import amax
-from ...ops.shape import reshape
+from ...ops.shape.views import reshape
 from ._util import float_arg, int_label, real_number
 
 # ---------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ from ...core.tensor import Tensor
 from ..cast import cast
 from ..logic import isnan
 from ..math import cj, conj, exp, real, sqrt, where
-from ..shape import broadcast_to, reshape, reshape_exact, transpose
+from ..shape.views import broadcast_to, reshape, transpose
+from ..shape.views import reshape_exact
 from ._helpers import (_arr, _cast_dtype, _cumprod_p, _flip, _float_input, _INT_KINDS, _keepdim,
                        _kept_shape, _nan_const, _no_complex, _out_shape, _reduced_size,
                        _shift_right, _wrap_const)

@@ -12,7 +12,7 @@ from ...core.tensor import Tensor
 from .._support import binary_operands
 from ..cast import cast
 from ..math import abs as _abs, sgn, where
-from ..shape import reshape, transpose
+from ..shape.views import reshape, transpose
 from ._helpers import (_arr, _float_input, _keepdim, _kept_shape, _out_shape, _reduced_size,
                        _wrap_const)
 from .aggregate import amax, amin, expand_reduced, sum

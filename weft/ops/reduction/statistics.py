@@ -9,7 +9,7 @@ from ...autograd.engine import apply
 from ...core import dtype as _dt
 from ...core.args import accept_aliases, normalize_axes, normalize_axis, tensor_arg, xp_of
 from ...core.tensor import Tensor
-from ..shape import broadcast_to, reshape, transpose
+from ..shape.views import broadcast_to, reshape, transpose
 from ._helpers import (_bincount_p, _float_input, _keepdim, _nan_const, _no_complex, _out_shape,
                        _reduced_size, _running, _take, _wrap_const)
 

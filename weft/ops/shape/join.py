@@ -1,50 +1,19 @@
-"""Joining and cutting tensors: concat/stack and their h/v/d variants, split/chunk/
-tensor_split/unbind/unstack, slice/strided_slice/crop.
-
-Everything here is re-exported by :mod:`weft.ops.shape_extra`. Two private
-primitives carry all the cutting: ``_take`` (basic indexing with a tuple of slices
-and ints, always a copy so that an in-place update of a piece never reaches the
-source) and ``_embed`` (scatter into zeros), each the other's vjp, so derivatives
-of every order stay inside weft. Multi-output cuts (split, unbind) are single
-primitives whose vjp joins the output cotangents (concat or stack) instead of
-summing one zero-padded tensor per piece, which would cost O(pieces * size).
-"""
+"""Joining, splitting and slicing: concat/stack and their variants, split/chunk/unbind,
+slice, strided_slice and crop."""
 from __future__ import annotations
 
-import builtins
 import functools
-
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defbatch, defvjp
-from ..core import dtype as _dt
-from ..core.place import place_of_array
-from ..core.tensor import Tensor
-from ..core.args import normalize_axis, tensor_arg, xp_of
-from .shape import reshape_exact
+from ...autograd.engine import apply, defbatch, defvjp, Primitive
+from ...core.args import normalize_axis, tensor_arg, xp_of
+from ...core.tensor import Tensor
+from ._helpers import _pyslice, aliases, int_list, tensor_list
+from .views import reshape_exact
 
-_pyslice = builtins.slice  # the name slice is the public op below
+
 _ALL = _pyslice(None)
 
-
-def aliases(**alias_of):
-    """Accept torch-style keyword aliases (``dim=`` for ``axis=`` ...), as Paddle 3 does."""
-    def deco(f):
-        @functools.wraps(f)
-        def wrapper(*args, **kwargs):
-            for alias, canon in alias_of.items():
-                if alias in kwargs:
-                    if canon in kwargs:
-                        raise TypeError(f"{f.__name__}: got both {canon}= and its alias "
-                                        f"{alias}=")
-                    kwargs[canon] = kwargs.pop(alias)
-            return f(*args, **kwargs)
-        return wrapper
-    return deco
-
-
-# ---------------------------------------------------------------------------------
-# primitives
 
 def _take_fwd(x, idx):
     # the trailing Ellipsis keeps an all-int index a 0-D array instead of a scalar
@@ -58,14 +27,24 @@ def _embed_fwd(g, shape, idx):
 
 
 _take = Primitive("slice", _take_fwd)
+
+
 _embed = Primitive("slice_grad", _embed_fwd)
+
+
 defvjp(_take, lambda g, ans, x, idx: apply(_embed, g, shape=tuple(x.shape), idx=idx),
        save=(), save_out=False)
+
+
 defvjp(_embed, lambda g, ans, gx, shape, idx: apply(_take, g, idx=idx), save=(), save_out=False)
+
+
 # batched cotangents (autograd.engine.defbatch): every index and axis moves one to the
 # right, behind the batch axis
 defbatch(_take, lambda g, ans, x, idx: apply(_embed, g, shape=tuple(g.shape[:1] + x.shape),
                                              idx=(_ALL,) + idx))
+
+
 defbatch(_embed, lambda g, ans, gx, shape, idx: apply(_take, g, idx=(_ALL,) + idx))
 
 
@@ -156,63 +135,6 @@ def _unbind_prim(k):
     return defbatch(p, lambda g, ans, x, axis: apply(_stack_prim(len(g)), *g, axis=axis + 1))
 
 
-# ---------------------------------------------------------------------------------
-# argument helpers
-
-def tensor_list(x, op, arg="x", promote=True):
-    """A non-empty list of Tensors on one device, promoted to a common dtype."""
-    if isinstance(x, Tensor) or not isinstance(x, (list, tuple)):
-        raise TypeError(f"{op}: {arg} must be a list or tuple of Tensors, got "
-                        f"{type(x).__name__}")
-    if len(x) == 0:
-        raise ValueError(f"{op}: {arg} is an empty list; give at least one Tensor")
-    ts = [tensor_arg(t, f"{arg}[{i}]", op) for i, t in enumerate(x)]
-    d0 = ts[0]._data
-    if any(type(t._data) is not type(d0) for t in ts) or type(d0) is not np.ndarray:
-        p0 = place_of_array(d0)
-        for i, t in enumerate(ts):
-            pi = place_of_array(t._data)
-            if pi != p0:
-                raise ValueError(f"{op}: {arg}[{i}] is on {pi} but {arg}[0] is on {p0}; "
-                                 "move them to one device first")
-    if promote:
-        d = d0.dtype
-        for t in ts[1:]:
-            if t._data.dtype != d:
-                d = _dt.promote_types(d, t._data.dtype)
-        if any(t._data.dtype != d for t in ts):
-            from .cast import cast  # noqa: PLC0415
-
-            ts = [t if t._data.dtype == d else cast(t, d) for t in ts]
-    return ts
-
-
-def int_list(v, op, arg):
-    """A list of ints from an int, a list/tuple of ints or 0-D/1-element Tensors, or a 1-D
-    integer Tensor."""
-    if isinstance(v, Tensor):
-        if v._data.dtype.kind not in "iu":
-            raise TypeError(f"{op}: {arg} must be an integer Tensor, got {v.dtype.name}")
-        if v.ndim > 1:
-            raise ValueError(f"{op}: {arg} must be a 1-D Tensor, got shape {v.shape}")
-        return [int(a) for a in v.numpy().reshape(-1)]
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        return [int(v)]
-    if not isinstance(v, (list, tuple)):
-        raise TypeError(f"{op}: {arg} must be a list or tuple of ints, got {type(v).__name__}")
-    out = []
-    for i, a in enumerate(v):
-        if isinstance(a, Tensor):
-            if a._data.dtype.kind not in "iu" or a._data.size != 1:
-                raise TypeError(f"{op}: {arg}[{i}] must be an int or a one-element integer "
-                                f"Tensor, got {a.dtype.name} of shape {a.shape}")
-            a = a.item()
-        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
-            raise TypeError(f"{op}: {arg}[{i}] must be an int, got {type(a).__name__}")
-        out.append(int(a))
-    return out
-
-
 def _check_same_rank(ts, op, arg="x"):
     nd = ts[0].ndim
     for i, t in enumerate(ts):
@@ -221,9 +143,6 @@ def _check_same_rank(ts, op, arg="x"):
                              f"{nd}; all tensors need the same number of dimensions")
     return nd
 
-
-# ---------------------------------------------------------------------------------
-# joining
 
 @aliases(dim="axis", tensors="x")
 def concat(x, axis=0, name=None):
@@ -321,9 +240,6 @@ def column_stack(x, name=None):
     ts = [reshape_exact(t, [t.size, 1]) if t.ndim < 2 else t for t in ts]
     return concat(ts, axis=1)
 
-
-# ---------------------------------------------------------------------------------
-# cutting into pieces
 
 def _split_bounds(bounds, x, axis):
     if len(bounds) == 1:
@@ -492,9 +408,6 @@ def unstack(x, axis=0, num=None):
     return _unbind(x, axis, "unstack")
 
 
-# ---------------------------------------------------------------------------------
-# slicing
-
 def _slice_args(x, axes, starts, ends, op, strides=None):
     if not isinstance(axes, (list, tuple)):
         raise TypeError(f"{op}: axes must be a list or tuple of ints, got {type(axes).__name__}")
@@ -619,9 +532,5 @@ def crop(x, shape=None, offsets=None, name=None):
     return take(x, idx)
 
 
-__all__ = ["concat", "stack", "hstack", "vstack", "dstack", "row_stack", "column_stack",
-           "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "unbind", "unstack",
-           "slice", "strided_slice", "crop"]
-__tensor_methods__ = {n: globals()[n] for n in
-                      ("split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "unbind",
-                       "unstack", "slice", "strided_slice", "crop")}
+__all__ = ["concat", "stack", "hstack", "vstack", "dstack", "row_stack", "column_stack", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "unbind", "unstack", "slice", "strided_slice", "crop"]
+__tensor_methods__ = {"split": split, "chunk": chunk, "tensor_split": tensor_split, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "unbind": unbind, "unstack": unstack, "slice": slice, "strided_slice": strided_slice, "crop": crop}

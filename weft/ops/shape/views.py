@@ -1,27 +1,141 @@
-"""More shape manipulation: in-place reshapes, views, flatten, axis moves, broadcasting
-helpers, tile/repeat_interleave, flip/rot90/roll, complex <-> real pairs; and (from
-:mod:`weft.ops._shape_join`) concat/stack/split and the slicing ops.
-
-Derivative rules are the inverse rearrangement of the cotangent: flip, roll and rot90
-undo themselves, tile and repeat_interleave sum the copies back (a reshape and a
-sum), a repeat by per-element counts is undone by a segment sum whose own vjp is
-the repeat again, and as_complex/as_real are each other's vjp.
-"""
+"""Ops that re-view the same elements: reshape, flatten, squeeze/unsqueeze, transpose and
+axis moves, broadcasting and expansion, complex/real views (and their in-place forms)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defvjp
-from ..autograd.inplace import check_inplace_leaf
-from ..core.tensor import Tensor
-from . import _shape_join
-from ._shape_join import _pyslice, aliases, int_list, tensor_list
-from ..core.args import dtype_arg, normalize_axes, normalize_axis, shape_arg, tensor_arg, xp_of
-from .reduction.aggregate import sum as _sum
-from .shape import broadcast_to, reshape, reshape_exact, transpose
+from ...autograd.engine import apply, defbatch, defvjp, Primitive
+from ...autograd.inplace import check_inplace_leaf
+from ...core.args import dtype_arg, normalize_axes, normalize_axis, shape_arg, tensor_arg
+from ...core.tensor import Tensor
+from ._helpers import aliases, int_list, tensor_list
 
-# ---------------------------------------------------------------------------------
-# primitives and derivative table
+
+_reshape = Primitive("reshape", lambda x, shape: x.reshape(shape), view=True)
+
+
+_broadcast_to = Primitive("broadcast_to", lambda x, shape: np.broadcast_to(x, shape), view=True)
+
+
+_transpose = Primitive("transpose", lambda x, perm: x.transpose(perm), view=True)
+
+
+defvjp(_reshape, lambda g, ans, x, shape: reshape_exact(g, x.shape), save=(), save_out=False)
+
+
+# the engine sums the broadcast gradient back to x's shape
+defvjp(_broadcast_to, lambda g, ans, x, shape: g, save=(), save_out=False)
+
+
+defvjp(_transpose, lambda g, ans, x, perm: transpose(g, list(np.argsort(perm))),
+       save=(), save_out=False)
+
+
+# batched cotangents (autograd.engine.defbatch): axis 0 is the batch
+defbatch(_reshape, lambda g, ans, x, shape: reshape_exact(g, g.shape[:1] + x.shape))
+
+
+defbatch(_broadcast_to)   # the engine sums g to [B, *x.shape]
+
+
+defbatch(_transpose, lambda g, ans, x, perm:
+         apply(_transpose, g, perm=(0,) + tuple(int(p) + 1 for p in np.argsort(perm))))
+
+
+def _resolve_shape(shape, size, op):
+    """Paddle reshape rules: one -1 is inferred, 0 copies the input's dimension."""
+    out = list(shape)
+    if out.count(-1) > 1:
+        raise ValueError(f"{op}: only one dimension can be -1, got {shape}")
+    known = 1
+    for i, s in enumerate(out):
+        if s < -1:
+            raise ValueError(f"{op}: shape entries must be >= -1, got {shape}")
+        if s != -1:
+            known *= s
+    if -1 in out:
+        if known == 0 or size % known:
+            raise ValueError(f"{op}: cannot infer -1 in shape {shape} for {size} elements")
+        out[out.index(-1)] = size // known
+    elif known != size:
+        raise ValueError(f"{op}: cannot reshape {size} elements into shape {shape}")
+    return out
+
+
+def reshape(x, shape, name=None):
+    """Same elements in a new shape (one entry may be -1; 0 keeps that input dimension).
+
+    >>> import weft
+    >>> weft.reshape(weft.arange(6), [2, -1]).shape
+    [2, 3]
+    """
+    x = tensor_arg(x, "x", "reshape")
+    shape = shape_arg(shape, "reshape")
+    xs = x._data.shape
+    shape = [xs[i] if s == 0 and i < len(xs) else s for i, s in enumerate(shape)]
+    shape = _resolve_shape(shape, x._data.size, "reshape")
+    return apply(_reshape, x, shape=tuple(shape))
+
+
+def reshape_exact(x, shape):
+    """Reshape to exactly ``shape`` (no Paddle 0/-1 rules): for internal use, where a 0
+    is an empty dimension and not "keep this dimension"."""
+    if list(x._data.shape) == list(shape):
+        return x
+    return apply(_reshape, x, shape=tuple(shape))
+
+
+def broadcast_to(x, shape, name=None):
+    """View of ``x`` broadcast to ``shape`` (numpy rules; -1 keeps a dimension)."""
+    x = tensor_arg(x, "x", "broadcast_to")
+    shape = shape_arg(shape, "broadcast_to")
+    xs = x._data.shape
+    if len(shape) < len(xs):
+        raise ValueError(f"broadcast_to: shape {shape} has fewer dimensions than x {list(xs)}")
+    lead = len(shape) - len(xs)
+    shape = [xs[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(shape)]
+    for i, s in enumerate(xs):
+        if s != 1 and s != shape[i + lead]:
+            raise ValueError(f"broadcast_to: cannot broadcast x of shape {list(xs)} to {shape}")
+    if list(xs) == shape:
+        return x
+    return apply(_broadcast_to, x, shape=tuple(shape))
+
+
+def expand(x, shape, name=None):
+    """Paddle's name for :func:`broadcast_to`."""
+    return broadcast_to(x, shape)
+
+
+def transpose(x, perm, name=None):
+    """Permute the axes: output axis i is input axis ``perm[i]``."""
+    x = tensor_arg(x, "x", "transpose")
+    perm = shape_arg(perm, "transpose", "perm")
+    if sorted(normalize_axis(p, x.ndim, "transpose", "perm") for p in perm) != \
+            list(range(x.ndim)) or len(perm) != x.ndim:
+        raise ValueError(f"transpose: perm must be a permutation of range({x.ndim}), got {perm}")
+    perm = tuple(p % max(x.ndim, 1) for p in perm)
+    return apply(_transpose, x, perm=perm)
+
+
+def unsqueeze(x, axis, name=None):
+    """Insert size-1 dimensions at ``axis`` (int or list, positions in the output)."""
+    x = tensor_arg(x, "x", "unsqueeze")
+    axes = [axis] if not isinstance(axis, (list, tuple)) else list(axis)
+    shape = list(x._data.shape)
+    for a in axes:
+        a = normalize_axis(a, len(shape) + 1, "unsqueeze")
+        shape.insert(a, 1)
+    return reshape_exact(x, shape)
+
+
+def squeeze(x, axis=None, name=None):
+    """Remove size-1 dimensions (all of them, or those in ``axis`` that have size 1)."""
+    x = tensor_arg(x, "x", "squeeze")
+    shape = x._data.shape
+    axes = normalize_axes(axis, x.ndim, "squeeze")
+    return reshape_exact(x, [s for i, s in enumerate(shape) if not (i in axes and s == 1)])
+
 
 def _cplx_of(d):
     return np.complex64 if d == np.float32 else np.complex128
@@ -32,77 +146,22 @@ def _as_complex_fwd(x):
     return np.ascontiguousarray(x).view(_cplx_of(x.dtype))[..., 0].copy()
 
 
-def _repeat_fwd(x, reps, axis):
-    if type(x) is np.ndarray:
-        return np.repeat(x, reps, axis=axis)
-    return xp_of(x).repeat(x, reps.tolist(), axis=axis)
-
-
-def _segment_sum_fwd(g, reps, axis):
-    """Sum consecutive runs of ``reps[i]`` entries of ``g`` along ``axis``."""
-    xp = xp_of(g)
-    shape = list(g.shape)
-    shape[axis] = len(reps)
-    out = xp.zeros(shape, dtype=g.dtype)
-    nz = np.nonzero(reps)[0]
-    if nz.size == 0:
-        return out
-    if xp is np:
-        # reduceat sums [start_i, start_i+1); empty runs are dropped first because
-        # reduceat returns g[start] (not 0) for them
-        starts = (np.cumsum(reps) - reps)[nz]
-        out[(_pyslice(None),) * axis + (nz,)] = np.add.reduceat(g, starts, axis=axis)
-        return out
-    import cupyx  # noqa: PLC0415  (GPU only)
-
-    seg = xp.asarray(np.repeat(np.arange(len(reps)), reps))
-    cupyx.scatter_add(xp.moveaxis(out, axis, 0), seg, xp.moveaxis(g, axis, 0))
-    return out
-
-
-_tile = Primitive("tile", lambda x, reps: np.tile(x, reps))
-_repeat_int = Primitive("repeat_interleave", lambda x, r, axis: np.repeat(x, r, axis=axis))
-_repeat_arr = Primitive("repeat_interleave", _repeat_fwd)
-_segment_sum = Primitive("repeat_interleave_grad", _segment_sum_fwd)
-_flip = Primitive("flip", lambda x, axis: np.flip(x, axis).copy())
-_roll = Primitive("roll", lambda x, shifts, axis: np.roll(x, shifts, axis))
-_rot90 = Primitive("rot90", lambda x, k, axes: np.rot90(x, k, axes).copy())
 _as_complex = Primitive("as_complex", _as_complex_fwd)
+
+
 _as_real = Primitive("as_real", lambda x: np.stack([x.real, x.imag], axis=-1))
 
+
 _no_save = dict(save=(), save_out=False)
-defvjp(_tile, lambda g, ans, x, reps: _tile_vjp(g, x.shape, reps), **_no_save)
-defvjp(_repeat_int, lambda g, ans, x, r, axis: _repeat_int_vjp(g, x.shape, r, axis), **_no_save)
-defvjp(_repeat_arr, lambda g, ans, x, reps, axis: apply(_segment_sum, g, reps=reps, axis=axis),
-       **_no_save)
-defvjp(_segment_sum, lambda g, ans, x, reps, axis: apply(_repeat_arr, g, reps=reps, axis=axis),
-       **_no_save)
-defvjp(_flip, lambda g, ans, x, axis: apply(_flip, g, axis=axis), **_no_save)
-defvjp(_roll, lambda g, ans, x, shifts, axis:
-       apply(_roll, g, shifts=tuple(-s for s in shifts), axis=axis), **_no_save)
-defvjp(_rot90, lambda g, ans, x, k, axes: apply(_rot90, g, k=(-k) % 4, axes=axes), **_no_save)
+
+
 # with grad = dL/dRe + i dL/dIm, the pair (Re, Im) of a complex cotangent is the
 # cotangent of the [..., 2] real view, and back
 defvjp(_as_complex, lambda g, ans, x: apply(_as_real, g), **_no_save)
+
+
 defvjp(_as_real, lambda g, ans, x: apply(_as_complex, g), **_no_save)
 
-
-def _tile_vjp(g, shape, reps):
-    # output axis i holds reps[i] copies of the input axis: split it into
-    # (copy, element) and sum over the copies
-    if not shape:
-        return g
-    inter = [v for r, s in zip(reps, shape) for v in (r, s)]
-    return _sum(reshape_exact(g, inter), axis=list(range(0, 2 * len(shape), 2)))
-
-
-def _repeat_int_vjp(g, shape, r, axis):
-    inter = list(shape[:axis]) + [shape[axis], r] + list(shape[axis + 1:])
-    return _sum(reshape_exact(g, inter), axis=axis + 1)
-
-
-# ---------------------------------------------------------------------------------
-# in-place reshapes
 
 def _inplace_reshape(x, compute, op):
     """Give ``x`` the shape of ``compute(x)`` in place: its storage is kept when a view
@@ -172,9 +231,6 @@ def flatten_(x, start_axis=0, stop_axis=-1, name=None):
     shape = _flattened_shape(x, start_axis, stop_axis, "flatten_")
     return _inplace_reshape(x, lambda t: reshape_exact(t, shape), "flatten_")
 
-
-# ---------------------------------------------------------------------------------
-# views and axis moves
 
 def _is_shape_like(v):
     return isinstance(v, (list, tuple, Tensor, int, np.integer)) and not isinstance(v, bool)
@@ -304,9 +360,6 @@ def t(input, name=None):
     return x if x.ndim < 2 else transpose(x, [1, 0])
 
 
-# ---------------------------------------------------------------------------------
-# broadcasting
-
 def expand_as(x, y, name=None):
     """``x`` broadcast to the shape of ``y`` (``y`` only provides the shape)."""
     x = tensor_arg(x, "x", "expand_as")
@@ -358,141 +411,6 @@ def broadcast_tensors(input, name=None):
     return [broadcast_to(t, shape) for t in ts]
 
 
-# ---------------------------------------------------------------------------------
-# repetition
-
-@aliases(dims="repeat_times", input="x")
-def tile(x, repeat_times, name=None):
-    """Repeat ``x`` ``repeat_times[i]`` times along each axis (a shorter ``repeat_times`` is
-    padded with 1s in front, a longer one adds leading axes to ``x``).
-
-    >>> import weft
-    >>> weft.tile(weft.to_tensor([1, 2]), [2, 2]).tolist()
-    [[1, 2, 1, 2], [1, 2, 1, 2]]
-    """
-    x = tensor_arg(x, "x", "tile")
-    reps = int_list(repeat_times, "tile", "repeat_times")
-    for i, r in enumerate(reps):
-        if r < 0:
-            raise ValueError(f"tile: repeat_times[{i}] = {r} is negative")
-    n = max(x.ndim, len(reps))
-    reps = [1] * (n - len(reps)) + reps
-    x = reshape_exact(x, [1] * (n - x.ndim) + x.shape)
-    return apply(_tile, x, reps=tuple(reps))
-
-
-@aliases(dim="axis", input="x")
-def repeat_interleave(x, repeats, axis=None, name=None):
-    """Repeat each element of ``x`` along ``axis`` (``None``: of the flattened ``x``).
-
-    ``repeats``: an int (every element the same number of times) or an integer
-    Tensor/list with one count per element along ``axis`` (one count is broadcast).
-
-    >>> import weft
-    >>> weft.repeat_interleave(weft.to_tensor([1, 2, 3]), weft.to_tensor([2, 0, 1])).tolist()
-    [1, 1, 3]
-    """
-    x = tensor_arg(x, "x", "repeat_interleave")
-    if axis is None or x.ndim == 0:
-        if axis is not None:
-            normalize_axis(axis, 0, "repeat_interleave")
-        x = reshape_exact(x, [x.size])
-        axis = 0
-    else:
-        axis = normalize_axis(axis, x.ndim, "repeat_interleave")
-    if isinstance(repeats, (int, np.integer)) and not isinstance(repeats, bool):
-        reps = np.array([int(repeats)])
-    elif isinstance(repeats, Tensor):
-        if repeats._data.dtype.kind not in "iu":
-            raise TypeError(f"repeat_interleave: repeats must be an integer Tensor, got "
-                            f"{repeats.dtype.name}")
-        if repeats.ndim > 1:
-            raise ValueError(f"repeat_interleave: repeats must be 0-D or 1-D, got shape "
-                             f"{repeats.shape}")
-        reps = repeats.numpy().reshape(-1).astype(np.int64)
-    else:
-        reps = np.array(int_list(repeats, "repeat_interleave", "repeats"), dtype=np.int64)
-    if (reps < 0).any():
-        raise ValueError(f"repeat_interleave: repeats must be non-negative, got "
-                         f"{reps.tolist()}")
-    d = x.shape[axis]
-    if reps.size == 1:
-        return apply(_repeat_int, x, r=int(reps[0]), axis=axis)
-    if reps.size != d:
-        raise ValueError(f"repeat_interleave: repeats has {reps.size} entries but axis {axis} "
-                         f"of x has size {d}")
-    return apply(_repeat_arr, x, reps=reps, axis=axis)
-
-
-# ---------------------------------------------------------------------------------
-# reversal and rotation
-
-@aliases(dims="axis", dim="axis", input="x")
-def flip(x, axis, name=None):
-    """Reverse the order of elements along ``axis`` (an int or a list of axes).
-
-    >>> import weft
-    >>> weft.flip(weft.to_tensor([[1, 2], [3, 4]]), axis=[0, 1]).tolist()
-    [[4, 3], [2, 1]]
-    """
-    x = tensor_arg(x, "x", "flip")
-    if axis is None:
-        raise TypeError("flip: axis must be an int or a list of ints, got None")
-    return apply(_flip, x, axis=normalize_axes(axis, x.ndim, "flip"))
-
-
-@aliases(dims="axes", input="x")
-def rot90(x, k=1, axes=(0, 1), name=None):
-    """Rotate by 90 degrees ``k`` times in the plane of ``axes``, from the first axis
-    toward the second.
-
-    >>> import weft
-    >>> weft.rot90(weft.to_tensor([[1, 2], [3, 4]])).tolist()
-    [[2, 4], [1, 3]]
-    """
-    x = tensor_arg(x, "x", "rot90")
-    if isinstance(k, Tensor):
-        k = k.item()
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
-        raise TypeError(f"rot90: k must be an int, got {type(k).__name__}")
-    if x.ndim < 2:
-        raise ValueError(f"rot90: x must have at least 2 dimensions, got shape {x.shape}")
-    ax = int_list(axes, "rot90", "axes")
-    if len(ax) != 2:
-        raise ValueError(f"rot90: axes must name exactly 2 axes, got {list(axes)}")
-    ax = [normalize_axis(a, x.ndim, "rot90", "axes") for a in ax]
-    if ax[0] == ax[1]:
-        raise ValueError(f"rot90: axes must be two different axes, got {list(axes)}")
-    return apply(_rot90, x, k=int(k) % 4, axes=tuple(ax))
-
-
-@aliases(dims="axis", dim="axis", input="x")
-def roll(x, shifts, axis=None, name=None):
-    """Shift elements cyclically by ``shifts`` along ``axis`` (``None``: over the flattened
-    tensor, then restore the shape).
-
-    >>> import weft
-    >>> weft.roll(weft.to_tensor([1, 2, 3, 4]), 1).tolist()
-    [4, 1, 2, 3]
-    """
-    x = tensor_arg(x, "x", "roll")
-    sh = int_list(shifts, "roll", "shifts")
-    if axis is None:
-        if len(sh) != 1:
-            raise ValueError(f"roll: with axis=None, shifts must be one int, got {sh}")
-        flat = reshape_exact(x, [x.size])
-        return reshape_exact(apply(_roll, flat, shifts=tuple(sh), axis=(0,)), x.shape)
-    ax = [normalize_axis(a, x.ndim, "roll") for a in int_list(axis, "roll", "axis")]
-    if len(ax) != len(sh):
-        raise ValueError(f"roll: shifts has {len(sh)} entries but axis has {len(ax)}")
-    if x.ndim == 0:
-        return reshape_exact(apply(_roll, reshape_exact(x, [1]), shifts=tuple(sh), axis=(0,)), [])
-    return apply(_roll, x, shifts=tuple(sh), axis=tuple(ax))
-
-
-# ---------------------------------------------------------------------------------
-# complex <-> real pairs
-
 def as_complex(x, name=None):
     """View pairs along the last axis (size 2) of a float tensor as complex numbers:
     ``[..., 2]`` float32/float64 -> ``[...]`` complex64/complex128.
@@ -524,13 +442,5 @@ def as_real(x, name=None):
     return apply(_as_real, x)
 
 
-_OWN = ["reshape_", "view", "view_as", "flatten", "flatten_", "moveaxis", "swapaxes",
-        "swapdims", "t", "expand_as", "broadcast_shape", "broadcast_tensors", "tile",
-        "repeat_interleave", "flip", "rot90", "roll", "as_complex", "as_real", "squeeze_",
-        "unsqueeze_"]
-for _n in _shape_join.__all__:
-    globals()[_n] = getattr(_shape_join, _n)
-__all__ = _OWN + list(_shape_join.__all__)
-__tensor_methods__ = {n: globals()[n] for n in _OWN
-                      if n not in ("broadcast_shape", "broadcast_tensors")}
-__tensor_methods__.update(_shape_join.__tensor_methods__)
+__all__ = ["reshape", "broadcast_to", "expand", "unsqueeze", "squeeze", "reshape_", "squeeze_", "unsqueeze_", "flatten_", "view", "view_as", "flatten", "moveaxis", "swapaxes", "swapdims", "expand_as", "broadcast_shape", "broadcast_tensors", "as_complex", "as_real", "t", "transpose"]
+__tensor_methods__ = {"reshape": reshape, "broadcast_to": broadcast_to, "expand": expand, "transpose": transpose, "unsqueeze": unsqueeze, "squeeze": squeeze, "reshape_": reshape_, "view": view, "view_as": view_as, "flatten": flatten, "flatten_": flatten_, "moveaxis": moveaxis, "swapaxes": swapaxes, "swapdims": swapdims, "t": t, "expand_as": expand_as, "as_complex": as_complex, "as_real": as_real, "squeeze_": squeeze_, "unsqueeze_": unsqueeze_}
