@@ -31,6 +31,7 @@ from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enab
 from .core.dtype import (bfloat16, bool_ as bool, complex64, complex128, float16, float32,
                          float64, get_default_dtype, int8, int16, int32, int64,
                          set_default_dtype, uint8)
+from .core.backend import backend, get_backend, set_backend
 from .core.place import (CPUPlace, CUDAPlace, get_device, is_compiled_with_cuda,
                          set_device)
 from .core.tensor import Tensor, is_tensor
@@ -44,7 +45,8 @@ from .sparse.tensor import SparseLayoutError, UnsupportedDtypeError
 _LAZY_MODULES = {"nn", "optimizer", "regularizer", "incubate", "utils", "geometric",
                  "datasets", "examples"}
 _LAZY_NAMES = {"save": "core.serialization", "load": "core.serialization",
-               "from_dlpack": "core.dlpack", "ParamAttr": "nn", "create_parameter": "nn"}
+               "from_dlpack": "core.dlpack",
+               "show_config": "core.config", "ParamAttr": "nn", "create_parameter": "nn"}
 
 
 def __getattr__(name):
@@ -70,5 +72,6 @@ __all__ = ["Tensor", "is_tensor", "grad", "no_grad", "enable_grad", "set_grad_en
            "is_compiled_with_cuda", "get_default_dtype", "set_default_dtype", "bool", "int8",
            "uint8", "int16", "int32", "int64", "float16", "float32", "float64", "complex64",
            "complex128", "bfloat16", "dtype", "save", "load", "from_dlpack",
-           "get_num_threads", "set_num_threads", "create_parameter", "ParamAttr", "SparseLayoutError",
+           "get_num_threads", "set_num_threads", "set_backend", "backend", "get_backend",
+           "show_config", "create_parameter", "ParamAttr", "SparseLayoutError",
            "UnsupportedDtypeError", "sparse", *_ops_all]

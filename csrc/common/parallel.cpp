@@ -2,6 +2,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include "common/simd.h"
+
 #include <atomic>
 #include <string>
 
@@ -87,6 +89,53 @@ void bind_parallel(py::module_& m) {
     return false;
 #endif
   }, "Whether weft._C was built with OpenMP.");
+  m.def("build_info", [] {
+    py::dict d;
+#if defined(__clang__)
+    d["compiler"] = "clang";
+#elif defined(__GNUC__)
+    d["compiler"] = "gcc";
+#elif defined(_MSC_VER)
+    d["compiler"] = "msvc";
+#else
+    d["compiler"] = "unknown";
+#endif
+#if defined(__VERSION__)
+    d["compiler_version"] = std::string(__VERSION__);
+#elif defined(_MSC_FULL_VER)
+    d["compiler_version"] = std::to_string(_MSC_FULL_VER);
+#else
+    d["compiler_version"] = py::none();
+#endif
+    // _OPENMP is the date (yyyymm) of the OpenMP spec the compiler implements.
+#if defined(WEFT_HAVE_OPENMP) && defined(_OPENMP)
+    d["openmp"] = static_cast<long>(_OPENMP);
+#else
+    d["openmp"] = py::none();
+#endif
+#if defined(_MSVC_LANG)
+    d["cplusplus"] = static_cast<long>(_MSVC_LANG);  // MSVC leaves __cplusplus at 199711L
+#else
+    d["cplusplus"] = static_cast<long>(__cplusplus);
+#endif
+    py::list clones;
+    const std::string targets = WEFT_SIMD_CLONE_TARGETS;
+    for (std::size_t b = 0; b < targets.size();) {
+      std::size_t e = targets.find(',', b);
+      if (e == std::string::npos) e = targets.size();
+      clones.append(targets.substr(b, e - b));
+      b = e + 1;
+    }
+    d["simd_clones"] = clones;
+    // Which clone the loader picks on this CPU (GNU ifunc resolves on the same test).
+#if defined(__GNUC__) && defined(__x86_64__)
+    d["cpu_avx2"] = static_cast<bool>(__builtin_cpu_supports("avx2"));
+#else
+    d["cpu_avx2"] = py::none();
+#endif
+    return d;
+  }, "How weft._C was built: compiler, OpenMP spec date (None without OpenMP), C++ standard, "
+     "the SIMD clones of the vectorised kernels and whether this CPU takes the AVX2 one.");
 }
 
 }  // namespace weft

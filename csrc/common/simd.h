@@ -9,6 +9,9 @@
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define WEFT_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+// The same list as a string, for weft._C.build_info() (weft.show_config).
+#define WEFT_SIMD_CLONE_TARGETS "avx2,default"
 #else
 #define WEFT_SIMD_CLONES
+#define WEFT_SIMD_CLONE_TARGETS ""
 #endif
