@@ -26,7 +26,7 @@ from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from ..core.args import check_same_place, tensor_arg
-from ..ops.indexing import _take
+from ..ops.indexing.primitives import take
 from ..ops.math import reciprocal
 from ..ops.shape.views import reshape_exact
 from . import _kernels as K
@@ -92,7 +92,7 @@ def _recv_vjp(reduce):
         if reduce in ("sum", "mean"):
             g = _scaled(g, dst, reduce)
             if src is None:   # a scatter of the rows of x: its transpose is a row gather
-                return apply(_take, g, dst, axis=0)
+                return take(g, dst, 0)
             return _recv_sum(g, dst, src, n, op)
         return apply(_ROUTE, g, _const(x), _const(ans), src, dst, by_src=True, op=op)
     return vjp
@@ -113,7 +113,7 @@ defvjp(_ROUTE, _route_vjp, None, None, None, None, save=(3, 4), save_out=False)
 def _edge_grad(g, ans, x, y, src, dst, message, reduce, op):
     """Per-edge cotangent of max/min: g[dst[e]] where the message is the extreme."""
     mask = K.edge_mask(x._data, y._data, src._data, dst._data, message, ans._data, op)
-    ge = apply(_take, g, dst, axis=0)
+    ge = take(g, dst, 0)
     return ge * Tensor._wrap(mask.astype(g._data.dtype))
 
 
@@ -140,9 +140,9 @@ def _ue_vjp_y(reduce):
         if reduce in ("sum", "mean"):
             g = _scaled(g, dst, reduce)
             if message == "add":
-                return apply(_take, g, dst, axis=0)
+                return take(g, dst, 0)
             if message == "sub":
-                return -apply(_take, g, dst, axis=0)
+                return -take(g, dst, 0)
             gx = apply(_UV["mul"], g, x, dst, src, op=op)   # g[dst[e]] * x[src[e]]
             return gx if message == "mul" else -gx / (y * y)
         ge = _edge_grad(g, ans, x, y, src, dst, message, reduce, op)
@@ -150,7 +150,7 @@ def _ue_vjp_y(reduce):
             return ge
         if message == "sub":
             return -ge
-        xs = apply(_take, x, src, axis=0)
+        xs = take(x, src, 0)
         return ge * xs if message == "mul" else -ge * xs / (y * y)
     return vjp
 

@@ -14,7 +14,7 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.tensor import Tensor
 from ..core.args import check_same_place, tensor_arg
-from ..ops.indexing import _take
+from ..ops.indexing.primitives import take
 from . import _kernels as K
 from .message_passing import feature_arg
 
@@ -33,7 +33,7 @@ def _seg_vjp(reduce):
         if reduce == "mean":
             g = g * Tensor._wrap(K.inverse_count(ids._data, g._data.shape[0], g._data.dtype,
                                                  g._data.ndim))
-        ge = apply(_take, g, ids, axis=0)
+        ge = take(g, ids, 0)
         if reduce in ("sum", "mean"):
             return ge
         xp = K._xp(data._data)

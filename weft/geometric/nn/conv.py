@@ -20,7 +20,7 @@ from ...nn import functional as F
 from ...nn.initializer import Constant
 from ...nn.layer import Layer, _check_int
 from ...core.args import xp_of
-from ...ops.indexing import index_select
+from ...ops.indexing.gathering import index_select
 from ...ops.math import exp
 from ...sparse.tensor import SparseCooTensor, SparseCsrTensor
 from ..message_passing import send_u_recv, send_ue_recv, send_uv

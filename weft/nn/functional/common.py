@@ -12,7 +12,7 @@ from ...core.tensor import Tensor
 from ...core.args import normalize_axes, normalize_axis, tensor_arg, xp_of
 from ...ops._support import binary_operands
 from ...ops.cast import cast
-from ...ops.indexing import _index_add_fwd
+from ...ops.indexing.primitives import index_add_zeros_array
 from ...ops.linalg_basic import matmul
 from ...ops.math import abs as _abs
 from ...ops.math import maximum, sqrt
@@ -160,7 +160,7 @@ def _rows_fwd(w, ids):
 def _rows_adjoint_fwd(g, ids, n):
     d = g.shape[ids.ndim:]
     flat = g.reshape((-1,) + d)
-    return _index_add_fwd((n,) + d, flat, ids.reshape(-1), 0, zeros=True)
+    return index_add_zeros_array(flat, ids.reshape(-1), 0, (n,) + d)
 
 
 _rows = Primitive("embedding", _rows_fwd)

@@ -1,34 +1,58 @@
-"""Scatter-type indexing: scatter, the ``_nd`` family, index_put/index_fill, the
-``*_along_axis`` pair, masked ops and nonzero.
-
-All of them are compositions of the primitives of :mod:`weft.ops.indexing`
-(``_take``, ``_index_add``, ``_setitem``, ``_masked_select``) plus reshapes, so
-their gradients, including second order, follow from those few rules. Writes with
-repeated indices keep the last occurrence (deterministic on every backend; Paddle
-leaves the order unspecified); accumulating writes add every occurrence.
-"""
+"""Writing by index: scatter and scatter_nd, index_add/index_put/index_fill,
+put_along_axis, masked_fill and masked_scatter, and their in-place forms."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defvjp
-from ..autograd.inplace import inplace
-from ..core.tensor import Tensor
-from ..core.args import check_same_place, normalize_axis, shape_arg, tensor_arg
-from .indexing import (_checked, _fit_value, _index_add, _last_occurrence, _parse_key,
-                       _row_index, _setitem, _take, _value_like, _xp, check_range, getitem,
-                       index_arg, rows_key, setitem_out)
-from .math import where
-from .shape.views import broadcast_to
-from .shape.views import reshape_exact
+from ...autograd.engine import apply, defvjp, Primitive
+from ...autograd.inplace import inplace
+from ...core.args import check_same_place, normalize_axis, shape_arg, tensor_arg
+from ...core.tensor import Tensor
+from ..math import where
+from ..shape.views import broadcast_to, reshape_exact
+from .gathering import (_along_args, _along_lin, _broadcast_pair, _checked, _fits, _mask_arg,
+                     _nd_index, _prod, _row_index)
+from .getitem import (_fit_value, _last_occurrence, _parse_key, _setitem, _value_like, _wrap,
+                      _xp, check_range, getitem, index_arg, rows_key, setitem_out)
+from .primitives import index_add as add_rows, take
 
 
-def _wrap(a):
-    return Tensor._wrap(a)
+def _index_add_args(x, index, axis, value, op):
+    x = tensor_arg(x, "x", op)
+    if x.ndim == 0:
+        raise ValueError(f"{op}: x must have at least 1 dimension, got a 0-D tensor")
+    index = _row_index(index_arg(index, op, like=x), op)
+    axis = normalize_axis(axis, x.ndim, op)
+    index = _checked(index, x._data.shape[axis], op, axis)
+    value = _value_like(value, x, op)
+    want = x.shape
+    want[axis] = index._data.shape[0]
+    if value.shape != want:
+        raise ValueError(f"{op}: value must have shape {want} (x's shape with axis {axis} "
+                         f"of length len(index)), got {value.shape}")
+    return x, index, axis, value
 
 
-def _prod(shape):
-    return int(np.prod(shape, dtype=np.int64))
+def index_add(x, index, axis, value, name=None):
+    """``x`` with ``value`` added along ``axis`` at ``index`` (repeats accumulate).
+
+    ``value`` has x's shape except ``len(index)`` along ``axis``; index entries lie in
+    ``[0, n)``. Uses the native ``index_add_`` kernel on CPU.
+
+    >>> import weft
+    >>> x = weft.zeros([3, 2])
+    >>> weft.index_add(x, weft.to_tensor([0, 0, 2]), 0, weft.ones([3, 2])).tolist()
+    [[2.0, 2.0], [0.0, 0.0], [1.0, 1.0]]
+    """
+    x, index, axis, value = _index_add_args(x, index, axis, value, "index_add")
+    return add_rows(x, value, index, axis)
+
+
+def index_add_(x, index, axis, value, name=None):
+    """In-place :func:`index_add`."""
+    x2, index, axis, value = _index_add_args(x, index, axis, value, "index_add_")
+    return inplace(x2, lambda old: add_rows(old, value, index, axis),
+                   "index_add_")
 
 
 def _winners(lin, size, xp):
@@ -44,7 +68,7 @@ def _assign_rows(x, index, v, axis=0):
     win = _winners(index, x._data.shape[axis], xp)
     if win is not None:
         index = index[win]
-        v = apply(_take, v, _wrap(win), axis=axis)
+        v = take(v, _wrap(win), axis)
     nkey, plan = rows_key(x._data.shape, index, axis, xp)
     return apply(_setitem, x, v, key=nkey, plan=plan)
 
@@ -52,10 +76,6 @@ def _assign_rows(x, index, v, axis=0):
 def _zero_rows(x, index, axis=0):
     # writing a constant: repeats are harmless and no plan for a value gradient is needed
     return apply(_setitem, x, 0, key=(slice(None),) * axis + (index,), plan=None)
-
-
-# ---------------------------------------------------------------------------------
-# scatter
 
 
 def _scatter_args(x, index, updates, op):
@@ -80,7 +100,7 @@ def _scatter(x, index, updates, overwrite):
     if overwrite:
         return _assign_rows(x, index._data, updates)
     # Paddle's accumulate mode: the indexed rows are zeroed, then every update is added
-    return apply(_index_add, _zero_rows(x, index._data), updates, index, axis=0)
+    return add_rows(_zero_rows(x, index._data), updates, index, 0)
 
 
 def scatter(x, index, updates, overwrite=True, name=None):
@@ -108,55 +128,6 @@ def scatter_(x, index, updates, overwrite=True, name=None):
     return inplace(x, lambda old: _scatter(old, index, updates, overwrite), "scatter_")
 
 
-# ---------------------------------------------------------------------------------
-# gather_nd / scatter_nd
-
-
-def _nd_index(index, shape, op):
-    """Flat row positions of an ``[..., k]`` index into the first k dims of ``shape``."""
-    d = index._data
-    if d.ndim == 0:
-        raise ValueError(f"{op}: index must have at least 1 dimension, got a 0-D tensor")
-    k = d.shape[-1]
-    if k > len(shape):
-        raise ValueError(f"{op}: index.shape[-1] = {k} exceeds the rank {len(shape)} of x")
-    xp = _xp(d)
-    if d.size:
-        bounds = xp.asarray(shape[:k], dtype=np.int64)
-        bad = (d < 0) | (d >= bounds)
-        if bool(bad.any()):
-            flat = int(xp.argmax(bad.reshape(-1)))
-            pos = np.unravel_index(flat, d.shape)
-            j = int(pos[-1])
-            raise IndexError(f"{op}: index[{', '.join(map(str, pos))}] = "
-                             f"{int(d.reshape(-1)[flat])} is out of range for axis {j} of "
-                             f"size {shape[j]} (expected in [0, {shape[j]}))")
-    lin = xp.zeros(d.shape[:-1], dtype=np.int64)
-    stride = 1
-    for j in reversed(range(k)):
-        lin += d[..., j].astype(np.int64) * stride
-        stride *= shape[j]
-    return _wrap(lin), k
-
-
-def gather_nd(x, index, name=None):
-    """Slices of ``x`` addressed by the last axis of ``index``.
-
-    ``index`` has shape ``[..., k]`` (k <= x.ndim, entries in ``[0, n)``); the output
-    has shape ``index.shape[:-1] + x.shape[k:]``.
-
-    >>> import weft
-    >>> x = weft.to_tensor([[1, 2], [3, 4]])
-    >>> weft.gather_nd(x, weft.to_tensor([[1, 0], [0, 1]])).tolist()
-    [3, 2]
-    """
-    x = tensor_arg(x, "x", "gather_nd")
-    index = index_arg(index, "gather_nd", like=x)
-    lin, k = _nd_index(index, x.shape, "gather_nd")
-    xr = reshape_exact(x, [_prod(x.shape[:k])] + x.shape[k:])
-    return apply(_take, xr, lin, axis=0)
-
-
 def _nd_add(x, index, updates, op):
     lin, k = _nd_index(index, x.shape, op)
     want = list(index._data.shape[:-1]) + x.shape[k:]
@@ -166,7 +137,7 @@ def _nd_add(x, index, updates, op):
     rest = x.shape[k:]
     xr = reshape_exact(x, [_prod(x.shape[:k])] + rest)
     u = reshape_exact(updates, [lin._data.size] + rest)
-    out = apply(_index_add, xr, u, _wrap(lin._data.reshape(-1)), axis=0)
+    out = add_rows(xr, u, _wrap(lin._data.reshape(-1)), 0)
     return reshape_exact(out, x.shape)
 
 
@@ -197,10 +168,6 @@ def scatter_nd(index, updates, shape, name=None):
     return _nd_add(zeros, index, updates, "scatter_nd")
 
 
-# ---------------------------------------------------------------------------------
-# index_put / index_fill
-
-
 def _indices_arg(indices, x, op):
     if isinstance(indices, Tensor) or not isinstance(indices, (list, tuple)):
         raise TypeError(f"{op}: indices must be a tuple or list of Tensors, got "
@@ -227,7 +194,7 @@ def _index_put(x, indices, value, accumulate, op):
     rest = plan.shape[plan.block + plan.nblock:]  # the block leads: indices are leading
     xr = reshape_exact(x, plan.merged) if plan.merged is not None else x
     vb = reshape_exact(broadcast_to(v, plan.shape), [plan.lin._data.size] + rest)
-    out = apply(_index_add, xr, vb, _wrap(plan.lin._data.reshape(-1)), axis=0)
+    out = add_rows(xr, vb, _wrap(plan.lin._data.reshape(-1)), 0)
     return reshape_exact(out, x.shape)
 
 
@@ -295,80 +262,6 @@ def index_fill_(x, index, axis, value, name=None):
     return inplace(x, lambda old: where(mask, v, old), "index_fill_")
 
 
-# ---------------------------------------------------------------------------------
-# take_along_axis / put_along_axis
-
-
-def _along_args(arr, indices, axis, op):
-    arr = tensor_arg(arr, "arr", op)
-    indices = index_arg(indices, op, "indices", like=arr)
-    if arr.ndim != indices.ndim:
-        raise ValueError(f"{op}: indices must have the same number of dimensions as arr "
-                         f"({arr.ndim}), got {indices.ndim}")
-    if arr.ndim == 0:
-        raise ValueError(f"{op}: arr must have at least 1 dimension, got a 0-D tensor")
-    return arr, indices, normalize_axis(axis, arr.ndim, op)
-
-
-def _fits(inner, outer):
-    return all(a <= b for a, b in zip(inner, outer))
-
-
-def _along_lin(ashape, idx, tshape, axis, op, zero_broadcast):
-    """Flat positions in arr (shape ``ashape``) of the entries of ``idx`` (shape
-    ``tshape``): arr's coordinates with the one along ``axis`` taken from ``idx``.
-    With ``zero_broadcast``, size-1 dims of arr are read as broadcast (stride 0)."""
-    xp = _xp(idx)
-    idx = check_range(idx, ashape[axis], op, "indices", axis, negative=True)
-    nd = len(ashape)
-    strides = [_prod(ashape[d + 1:]) for d in range(nd)]
-    lin = xp.broadcast_to(idx.astype(np.int64), tuple(tshape)) * strides[axis]
-    for d in range(nd):
-        if d == axis or tshape[d] == 1 or (zero_broadcast and ashape[d] == 1):
-            continue
-        shp = [1] * nd
-        shp[d] = tshape[d]
-        lin = lin + (xp.arange(tshape[d], dtype=np.int64) * strides[d]).reshape(shp)
-    return xp.ascontiguousarray(xp.broadcast_to(lin, tuple(tshape)))
-
-
-def take_along_axis(arr, indices, axis, broadcast=True, name=None):
-    """``out[..., j, ...] = arr[..., indices[..., j, ...], ...]`` along ``axis``.
-
-    ``indices`` has arr's rank; entries in ``[-n, n)`` (negative wrap, as Paddle).
-    With ``broadcast`` (default) ``indices`` and ``arr`` broadcast against each other
-    except along ``axis``; without it ``indices`` must be no larger than ``arr``
-    outside ``axis``. The gradient is one flat ``index_add``.
-
-    >>> import weft
-    >>> x = weft.to_tensor([[10, 30, 20], [60, 40, 50]])
-    >>> weft.take_along_axis(x, weft.to_tensor([[1], [0]]), axis=1).tolist()
-    [[30], [60]]
-    """
-    op = "take_along_axis"
-    arr, indices, axis = _along_args(arr, indices, axis, op)
-    A, I = arr.shape, indices.shape
-    if broadcast:
-        if _fits(I, A):
-            T = list(A)
-            T[axis] = I[axis]
-            bad = [d for d in range(len(A)) if d != axis and I[d] not in (1, T[d])]
-        else:
-            T = list(I)
-            bad = [d for d in range(len(A)) if d != axis and A[d] not in (1, T[d])]
-        if bad:
-            raise ValueError(f"{op}: indices of shape {I} and arr of shape {A} do not "
-                             f"broadcast outside axis {axis} (dimension {bad[0]})")
-    else:
-        bad = [d for d in range(len(A)) if d != axis and I[d] > A[d]]
-        if bad:
-            raise ValueError(f"{op}: without broadcast, indices (shape {I}) must not be "
-                             f"larger than arr (shape {A}) outside axis {axis}")
-        T = list(I)
-    lin = _along_lin(A, indices._data, T, axis, op, zero_broadcast=broadcast)
-    return apply(_take, reshape_exact(arr, [arr._data.size]), _wrap(lin), axis=0)
-
-
 _REDUCES = ("assign", "add", "mul", "multiply", "mean", "amin", "amax")
 
 
@@ -402,6 +295,8 @@ def _no_grad_reduce(g, ans, base, vals, lin, reduce, include_self):
 
 
 _put_reduce = Primitive("put_along_axis", _put_reduce_fwd)
+
+
 defvjp(_put_reduce, _no_grad_reduce, _no_grad_reduce, None, save=(), save_out=False)
 
 
@@ -444,7 +339,7 @@ def _put_along(arr, indices, values, axis, reduce, include_self, broadcast, op):
         out = _assign_rows(flat, lin, vals)
     elif reduce in ("add", "mean"):
         base = flat if include_self else _zero_rows(flat, lin)
-        out = apply(_index_add, base, vals, _wrap(lin), axis=0)
+        out = add_rows(base, vals, _wrap(lin), 0)
         if reduce == "mean":
             out = _divide_counts(out, lin, flat._data.size, include_self)
     else:
@@ -493,46 +388,6 @@ def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=Tr
     arr, indices, axis = _along_args(arr, indices, axis, op)
     return inplace(arr, lambda old: _put_along(old, indices, values, axis, reduce,
                                                include_self, broadcast, op), op)
-
-
-# ---------------------------------------------------------------------------------
-# masked ops and nonzero
-
-
-def _mask_arg(mask, x, op):
-    mask = tensor_arg(mask, "mask", op)
-    if mask._data.dtype != np.bool_:
-        raise TypeError(f"{op}: mask must be a bool tensor, got {mask._data.dtype.name}")
-    check_same_place(x, mask, op)
-    return mask
-
-
-def _broadcast_pair(x, mask, op):
-    try:
-        shape = list(np.broadcast_shapes(tuple(x.shape), tuple(mask.shape)))
-    except ValueError:
-        raise ValueError(f"{op}: mask of shape {mask.shape} does not broadcast with x of "
-                         f"shape {x.shape}") from None
-    m = mask._data
-    if list(m.shape) != shape:
-        m = _xp(m).broadcast_to(m, tuple(shape))
-    return broadcast_to(x, shape), _wrap(m)
-
-
-def masked_select(x, mask, name=None):
-    """The entries of ``x`` where ``mask`` (bool, broadcast with x) holds, as a 1-D tensor.
-
-    >>> import weft
-    >>> x = weft.to_tensor([[1.0, 2.0], [3.0, 4.0]])
-    >>> weft.masked_select(x, x > 2).tolist()
-    [3.0, 4.0]
-    """
-    x = tensor_arg(x, "x", "masked_select")
-    mask = _mask_arg(mask, x, "masked_select")
-    xb, mb = _broadcast_pair(x, mask, "masked_select")
-    if xb.ndim == 0:
-        xb, mb = reshape_exact(xb, [1]), _wrap(mb._data.reshape(1))
-    return getitem(xb, mb)
 
 
 def masked_fill(x, mask, value, name=None):
@@ -594,30 +449,5 @@ def masked_scatter_(x, mask, value, name=None):
     return inplace(x, lambda old: masked_scatter(old, mask, value), "masked_scatter_")
 
 
-def nonzero(x, as_tuple=False, name=None):
-    """Coordinates of the nonzero entries of ``x`` in row-major order.
-
-    Returns an int64 tensor of shape ``[N, x.ndim]``, or with ``as_tuple`` a tuple of
-    ``x.ndim`` int64 tensors of shape ``[N, 1]`` (Paddle's layout).
-
-    >>> import weft
-    >>> weft.nonzero(weft.to_tensor([[1, 0], [0, 2]])).tolist()
-    [[0, 0], [1, 1]]
-    """
-    x = tensor_arg(x, "x", "nonzero")
-    d = x._data
-    xp = _xp(d)
-    if d.ndim == 0:
-        coords = xp.zeros((int(bool(d != 0)), 0), dtype=np.int64)
-    else:
-        coords = xp.stack([c.astype(np.int64) for c in d.nonzero()], axis=1)
-    if not as_tuple:
-        return _wrap(coords)
-    return tuple(_wrap(xp.ascontiguousarray(coords[:, i:i + 1])) for i in range(d.ndim))
-
-
-__all__ = ["scatter", "scatter_", "gather_nd", "scatter_nd", "scatter_nd_add", "index_put",
-           "index_put_", "index_fill", "index_fill_", "take_along_axis", "put_along_axis",
-           "put_along_axis_", "masked_select", "masked_fill", "masked_fill_",
-           "masked_scatter", "masked_scatter_", "nonzero"]
-__tensor_methods__ = {n: globals()[n] for n in __all__ if n != "scatter_nd"}
+__all__ = ["index_add", "index_add_", "scatter", "scatter_", "scatter_nd_add", "scatter_nd", "index_put", "index_put_", "index_fill", "index_fill_", "put_along_axis", "put_along_axis_", "masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_"]
+__tensor_methods__ = {"index_add": index_add, "index_add_": index_add_, "scatter": scatter, "scatter_": scatter_, "scatter_nd_add": scatter_nd_add, "index_put": index_put, "index_put_": index_put_, "index_fill": index_fill, "index_fill_": index_fill_, "put_along_axis": put_along_axis, "put_along_axis_": put_along_axis_, "masked_fill": masked_fill, "masked_fill_": masked_fill_, "masked_scatter": masked_scatter, "masked_scatter_": masked_scatter_}

@@ -1,53 +1,18 @@
-"""Indexing: ``Tensor.__getitem__`` / ``__setitem__`` and the gather family.
-
-Every indexing op is a composition of a handful of primitives, so each has one
-derivative rule and double backward comes for free:
-
-* ``_getitem_basic(x, key)`` / ``_setitem(x, v, key)`` / ``_setitem_zeros(v, key)``:
-  numpy basic slicing, and assignment (into x, or into zeros) through any
-  duplicate-free key; each is (part of) the others' vjp.
-* ``_take(x, index, axis)``: rows of ``x`` along ``axis`` (``np.take``); its vjp is
-* ``_index_add(base, src, index, axis)``: ``base`` with ``src`` rows added at
-  ``index`` (duplicates accumulate), done by the native ``index_add_`` kernel on CPU
-  and ``cupyx.scatter_add`` on GPU; its vjps are ``g`` and ``_take(g)``.
-* ``_masked_select`` / ``_masked_expand``: a full-shape boolean mask, both ways.
-
-Advanced indexing follows numpy exactly: the advanced dimensions are merged into one
-(a reshape), the rows are taken with one flat index, and the result is moved to
-numpy's position; so its gradient is a single row-wise ``index_add``. Assignment
-with repeated indices keeps the *last* occurrence (numpy leaves the order
-unspecified; weft drops the earlier duplicates first, so the result is the same on
-every backend).
-"""
+"""``Tensor.__getitem__`` / ``__setitem__`` with numpy semantics: ints, slices, ``None``,
+``...``, bool masks and integer arrays, differentiable, bounds-checked."""
 from __future__ import annotations
 
+import numpy as np
 import operator
 
-import numpy as np
-
-from ..autograd.engine import Primitive, apply, defbatch, defvjp
-from ..autograd.grad_mode import mode
-from ..autograd.inplace import inplace
-from ..core.tensor import Tensor
-from ..core.args import check_same_place, normalize_axis, reject_sparse, tensor_arg, xp_of
-from .cast import cast
-from .shape.views import broadcast_to, transpose
-from .shape.views import reshape_exact
-
-# ---------------------------------------------------------------------------------
-# backend helpers
-
-_native_mod = [None]
-_NATIVE_DTYPES = frozenset(np.dtype(d) for d in ("float32", "float64", "complex64",
-                                                 "complex128", "int32", "int64"))
-
-
-def _native():
-    if _native_mod[0] is None:
-        from .. import _native as n  # noqa: PLC0415  (loads the compiled extension)
-
-        _native_mod[0] = n
-    return _native_mod[0]
+from ...autograd.engine import apply, defbatch, defvjp, Primitive
+from ...autograd.grad_mode import mode
+from ...autograd.inplace import inplace
+from ...core.args import check_same_place, reject_sparse, tensor_arg, xp_of
+from ...core.tensor import Tensor
+from ..cast import cast
+from ..shape.views import broadcast_to, reshape_exact, transpose
+from .primitives import take
 
 
 def _is_np(a):
@@ -56,34 +21,6 @@ def _is_np(a):
 
 def _xp(a):
     return np if _is_np(a) else xp_of(a)
-
-
-def _axis_key(axis, index):
-    return (slice(None),) * axis + (index,)
-
-
-def _index_add_fwd(base, src, index, axis, zeros=False):
-    """``base`` (or, with ``zeros``, zeros of shape ``base``) plus ``src`` rows at ``index``."""
-    index = index.reshape(-1)
-    if _is_np(src):
-        if src.dtype in _NATIVE_DTYPES and index.dtype.kind in "iu":
-            # the kernel adds whole rows of a C-contiguous [n, ...] array: bring the
-            # axis to the front (one copy, which the out-of-place op needs anyway)
-            if zeros:
-                shape = (base[axis],) + base[:axis] + base[axis + 1:]
-                out = np.zeros(shape, dtype=src.dtype)
-            else:
-                out = np.array(np.moveaxis(base, axis, 0), order="C", copy=True)
-            _native().index_add_(out, index, np.moveaxis(src, axis, 0) if axis else src)
-            return np.moveaxis(out, 0, axis) if axis else out
-        out = np.zeros(base, dtype=src.dtype) if zeros else base.copy()
-        np.add.at(out, _axis_key(axis, index), src)
-        return out
-    import cupyx  # noqa: PLC0415  (GPU only)
-
-    out = _xp(src).zeros(base, dtype=src.dtype) if zeros else base.copy()
-    cupyx.scatter_add(out, _axis_key(axis, index), src)
-    return out
 
 
 def _setitem_fwd(x, v, key, plan):
@@ -111,58 +48,48 @@ def _masked_expand_fwd(g, mask):
 
 
 _getitem_basic = Primitive("getitem", _getitem_basic_fwd)
+
+
 _setitem = Primitive("setitem", _setitem_fwd)
+
+
 _setitem_zeros = Primitive("setitem_zeros", _setitem_zeros_fwd)
-_take = Primitive("take", lambda x, index, axis: _xp(x).take(x, index, axis=axis))
-_index_add = Primitive("index_add", _index_add_fwd)
-_index_add_zeros = Primitive("index_add", lambda src, index, axis, shape:
-                             _index_add_fwd(shape, src, index, axis, zeros=True))
+
+
 _masked_select = Primitive("masked_select", lambda x, mask: x[mask])
+
+
 _masked_expand = Primitive("masked_expand", _masked_expand_fwd)
 
 
-# ---------------------------------------------------------------------------------
-# derivative table: vjp(g, ans, *inputs, **params)
-
 _lin = dict(save=(), save_out=False)
+
 
 defvjp(_getitem_basic,
        lambda g, ans, x, key: apply(_setitem_zeros, g, key=key, plan=None, shape=x._data.shape),
        **_lin)
+
+
 defvjp(_setitem_zeros, lambda g, ans, v, key, plan, shape: _gather_key(g, key, plan), **_lin)
+
+
 # a batch of cotangents: the basic key applies behind the leading batch axis
 defbatch(_getitem_basic, lambda g, ans, x, key: apply(
     _setitem_zeros, g, key=(slice(None),) + key, plan=None,
     shape=tuple(g._data.shape[:1]) + tuple(x._data.shape)))
+
+
 defvjp(_setitem,
        lambda g, ans, x, v, key, plan: apply(_setitem, g, 0, key=key, plan=plan),
        lambda g, ans, x, v, key, plan: _gather_key(g, key, plan), **_lin)
-defvjp(_take, lambda g, ans, x, index, axis: _take_vjp(g, x, index, axis), None,
-       save=(1,), save_out=False)
-defvjp(_index_add, lambda g, ans, base, src, index, axis: g,
-       lambda g, ans, base, src, index, axis: apply(_take, g, _flat(index), axis=axis),
-       None, save=(2,), save_out=False)
-defvjp(_index_add_zeros, lambda g, ans, src, index, axis, shape: apply(_take, g, _flat(index),
-                                                                       axis=axis),
-       None, save=(1,), save_out=False)
+
+
 defvjp(_masked_select, lambda g, ans, x, mask: apply(_masked_expand, g, mask), None,
        save=(1,), save_out=False)
+
+
 defvjp(_masked_expand, lambda g, ans, gx, mask: apply(_masked_select, g, mask), None,
        save=(1,), save_out=False)
-
-
-def _flat(index):
-    return index if index._data.ndim == 1 else Tensor._wrap(index._data.reshape(-1))
-
-
-def _take_vjp(g, x, index, axis):
-    # the rows of g that came from the same row of x accumulate there
-    gs = g.shape
-    ni = index._data.ndim
-    if ni != 1:
-        m = index._data.size
-        g = reshape_exact(g, gs[:axis] + [m] + gs[axis + ni:])
-    return apply(_index_add_zeros, g, _flat(index), axis=axis, shape=tuple(x.shape))
 
 
 def _gather_key(g, key, plan):
@@ -170,10 +97,6 @@ def _gather_key(g, key, plan):
     if plan is None:
         return apply(_getitem_basic, g, key=key)
     return _gather_plan(g, plan)
-
-
-# ---------------------------------------------------------------------------------
-# index validation
 
 
 def index_arg(index, op, arg="index", like=None):
@@ -230,10 +153,6 @@ def _to_device(a, x, op):
     if _is_np(a):
         return xp_of(x).asarray(a)
     return a
-
-
-# ---------------------------------------------------------------------------------
-# keys: parse a Python indexing key into numpy form plus a gather plan
 
 
 def _slice_arg(s, op):
@@ -476,7 +395,7 @@ def _gather_plan(x, p):
         x = transpose(x, p.perm)
     if p.merged is not None:
         x = reshape_exact(x, p.merged)
-    out = apply(_take, x, p.lin, axis=p.axis)
+    out = take(x, p.lin, p.axis)
     if p.move is not None:
         out = transpose(out, p.move)
     if out._data.shape != tuple(p.shape):
@@ -530,10 +449,6 @@ def _last_occurrence(lin, size, xp):
     return xp.sort(order[last])
 
 
-# ---------------------------------------------------------------------------------
-# __getitem__ / __setitem__
-
-
 def getitem(x, key):
     """``x[key]`` with numpy semantics (differentiable).
 
@@ -565,7 +480,7 @@ def getitem(x, key):
         # the common lone index tensor (embedding-style lookups): rows along axis 0
         a = check_range(_to_device(key._data, x._data, "__getitem__"), x._data.shape[0],
                         "__getitem__", "index", 0, negative=True)
-        return apply(_take, x, key if a is key._data else Tensor._wrap(a), axis=0)
+        return take(x, key if a is key._data else Tensor._wrap(a), 0)
     nkey, plan = _parse_key(x, key, "__getitem__")
     if plan is None:
         return apply(_getitem_basic, x, key=nkey)
@@ -614,7 +529,7 @@ def _select_winners(v, p, win):
     vb = broadcast_to(v, p.shape)
     b, nb = p.block, p.nblock
     shp = p.shape[:b] + [int(np.prod(p.adv_shape, dtype=np.int64))] + p.shape[b + nb:]
-    return apply(_take, reshape_exact(vb, shp), Tensor._wrap(win), axis=b)
+    return take(reshape_exact(vb, shp), Tensor._wrap(win), b)
 
 
 def _prepare_set(x, key, value, op):
@@ -674,101 +589,6 @@ def setitem(x, key, value):
     inplace(x, lambda old: setitem_out(old, key, value), "__setitem__")
 
 
-# ---------------------------------------------------------------------------------
-# gather / index_select / index_add
-
-
-def _row_index(index, op, arg="index", allow_0d=False):
-    """A 1-D integer index; Paddle also takes [N, 1] (and 0-D where ``allow_0d``)."""
-    d = index._data
-    if d.ndim == 2 and d.shape[1] == 1:
-        return Tensor._wrap(d.reshape(-1))
-    if d.ndim == 1 or d.ndim == 0 and allow_0d:
-        return index
-    raise ValueError(f"{op}: {arg} must be 1-D{' or 0-D' if allow_0d else ''} (or [N, 1]), "
-                     f"got shape {index.shape}")
-
-
-def _checked(index, n, op, axis, arg="index"):
-    d = check_range(index._data, n, op, arg, axis)
-    return index if d is index._data else Tensor._wrap(d)
-
-
-def gather(x, index, axis=None, name=None):
-    """Rows of ``x`` along ``axis`` (default 0) picked by ``index``.
-
-    ``index``: int32/int64, 1-D (or [N, 1]), entries in ``[0, x.shape[axis])``; a 0-D
-    index drops the axis. The gradient of repeated rows accumulates.
-
-    >>> import weft
-    >>> x = weft.to_tensor([[1, 2], [3, 4], [5, 6]])
-    >>> weft.gather(x, weft.to_tensor([2, 0])).tolist()
-    [[5, 6], [1, 2]]
-    """
-    x = tensor_arg(x, "x", "gather")
-    index = _row_index(index_arg(index, "gather", like=x), "gather", allow_0d=True)
-    if x.ndim == 0:
-        raise ValueError("gather: x must have at least 1 dimension, got a 0-D tensor")
-    axis = 0 if axis is None else normalize_axis(axis, x.ndim, "gather")
-    index = _checked(index, x._data.shape[axis], "gather", axis)
-    return apply(_take, x, index, axis=axis)
-
-
-def index_select(x, index, axis=0, name=None):
-    """``x`` restricted to the entries ``index`` (1-D, in ``[0, n)``) along ``axis``.
-
-    >>> import weft
-    >>> x = weft.to_tensor([[1, 2, 3], [4, 5, 6]])
-    >>> weft.index_select(x, weft.to_tensor([2, 0]), axis=1).tolist()
-    [[3, 1], [6, 4]]
-    """
-    x = tensor_arg(x, "x", "index_select")
-    index = _row_index(index_arg(index, "index_select", like=x), "index_select")
-    if x.ndim == 0:
-        raise ValueError("index_select: x must have at least 1 dimension, got a 0-D tensor")
-    axis = normalize_axis(axis, x.ndim, "index_select")
-    index = _checked(index, x._data.shape[axis], "index_select", axis)
-    return apply(_take, x, index, axis=axis)
-
-
-def _index_add_args(x, index, axis, value, op):
-    x = tensor_arg(x, "x", op)
-    if x.ndim == 0:
-        raise ValueError(f"{op}: x must have at least 1 dimension, got a 0-D tensor")
-    index = _row_index(index_arg(index, op, like=x), op)
-    axis = normalize_axis(axis, x.ndim, op)
-    index = _checked(index, x._data.shape[axis], op, axis)
-    value = _value_like(value, x, op)
-    want = x.shape
-    want[axis] = index._data.shape[0]
-    if value.shape != want:
-        raise ValueError(f"{op}: value must have shape {want} (x's shape with axis {axis} "
-                         f"of length len(index)), got {value.shape}")
-    return x, index, axis, value
-
-
-def index_add(x, index, axis, value, name=None):
-    """``x`` with ``value`` added along ``axis`` at ``index`` (repeats accumulate).
-
-    ``value`` has x's shape except ``len(index)`` along ``axis``; index entries lie in
-    ``[0, n)``. Uses the native ``index_add_`` kernel on CPU.
-
-    >>> import weft
-    >>> x = weft.zeros([3, 2])
-    >>> weft.index_add(x, weft.to_tensor([0, 0, 2]), 0, weft.ones([3, 2])).tolist()
-    [[2.0, 2.0], [0.0, 0.0], [1.0, 1.0]]
-    """
-    x, index, axis, value = _index_add_args(x, index, axis, value, "index_add")
-    return apply(_index_add, x, value, index, axis=axis)
-
-
-def index_add_(x, index, axis, value, name=None):
-    """In-place :func:`index_add`."""
-    x2, index, axis, value = _index_add_args(x, index, axis, value, "index_add_")
-    return inplace(x2, lambda old: apply(_index_add, old, value, index, axis=axis),
-                   "index_add_")
-
-
 def _getitem_method(self, key):
     return getitem(self, key)
 
@@ -777,17 +597,9 @@ def _setitem_method(self, key, value):
     setitem(self, key, value)
 
 
-__all__ = ["gather", "index_select", "index_add", "index_add_"]
-__tensor_methods__ = {"__getitem__": _getitem_method, "__setitem__": _setitem_method,
-                      "gather": gather, "index_select": index_select,
-                      "index_add": index_add, "index_add_": index_add_}
+def _wrap(a):
+    return Tensor._wrap(a)
 
 
-# the scatter-type ops live in a second module (file size); it re-uses the primitives
-# above, so it is loaded here, after them, and its names join this family's
-from . import indexing_scatter as _scatter_family  # noqa: E402
-
-for _n in _scatter_family.__all__:
-    globals()[_n] = getattr(_scatter_family, _n)
-__all__ += _scatter_family.__all__
-__tensor_methods__.update(_scatter_family.__tensor_methods__)
+__all__ = []
+__tensor_methods__ = {"__getitem__": _getitem_method, "__setitem__": _setitem_method}
