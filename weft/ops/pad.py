@@ -10,40 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
+from .indexing.primitives import take
 from ..core.args import tensor_arg, xp_of
 
 _MODES = ("constant", "reflect", "replicate", "circular")
 
-
-def _take_fwd(x, index, axis):
-    return x.take(index, axis=axis)
-
-
-def _take_adjoint_fwd(g, index, axis, size):
-    xp = np if isinstance(g, np.ndarray) else xp_of(g)
-    shape = list(g.shape)
-    shape[axis] = size
-    out = xp.zeros(shape, dtype=g.dtype)
-    # move the axis first so each input position is one row to accumulate into
-    gm = xp.moveaxis(g, axis, 0)
-    om = xp.moveaxis(out, axis, 0)
-    if xp is np:
-        np.add.at(om, index, gm)
-    else:
-        import cupyx  # noqa: PLC0415
-
-        cupyx.scatter_add(om, index, gm)
-    return out
-
-
-_take = Primitive("pad_take", _take_fwd)
-_take_adjoint = Primitive("pad_take_adjoint", _take_adjoint_fwd)
-defvjp(_take, lambda g, ans, x, index, axis: apply(_take_adjoint, g, index=index, axis=axis,
-                                                    size=x.shape[axis]),
-       save=(), save_out=False)
-defvjp(_take_adjoint, lambda g, ans, gy, index, axis, size: apply(_take, g, index=index,
-                                                                   axis=axis),
-       save=(), save_out=False)
 
 _const_pad = Primitive("pad_constant", lambda x, widths, value:
                        np.pad(x, widths, mode="constant", constant_values=value))
@@ -131,7 +102,7 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", pad_from_left_ax
         idx = _index_map(n, before, after, mode)
         if not isinstance(x._data, np.ndarray):
             idx = xp_of(x).asarray(idx)
-        out = apply(_take, out, index=idx, axis=axis)
+        out = take(out, idx, axis)
     return out
 
 

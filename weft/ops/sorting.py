@@ -15,52 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
+from .indexing.primitives import take_along
 from ..core.args import check_same_place, dtype_arg, normalize_axis, tensor_arg, xp_of
 from .shape.views import reshape_exact
 
 # ---------------------------------------------------------------------------------
 # gather / scatter along one axis (indices distinct along that axis)
-
-
-def _along_index(xp, idx, axis):
-    """The fancy index that picks ``idx`` along ``axis`` and everything along the rest."""
-    nd = idx.ndim
-    ix = []
-    for d in range(nd):
-        if d == axis:
-            ix.append(idx)
-        else:
-            shape = [1] * nd
-            shape[d] = idx.shape[d]
-            ix.append(xp.arange(idx.shape[d]).reshape(shape))
-    return tuple(ix)
-
-
-def _gather_fwd(x, idx, axis):
-    return x[_along_index(xp_of(x), idx, axis)]
-
-
-def _scatter_fwd(g, idx, axis, size):
-    xp = xp_of(g)
-    shape = list(g.shape)
-    shape[axis] = size
-    out = xp.zeros(shape, dtype=g.dtype)
-    # assignment, not accumulation: callers pass positions that are distinct along axis
-    out[_along_index(xp, idx, axis)] = g
-    return out
-
-
-_gather = Primitive("take_along_axis", _gather_fwd)
-_scatter = Primitive("put_along_axis", _scatter_fwd)
-
-defvjp(_gather, lambda g, ans, x, idx, axis: apply(_scatter, g, idx, axis=axis,
-                                                   size=x._data.shape[axis]),
-       None, save=(1,), save_out=False)
-defvjp(_scatter, lambda g, ans, src, idx, axis, size: apply(_gather, g, idx, axis=axis),
-       None, save=(1,), save_out=False)
 
 
 # ---------------------------------------------------------------------------------
@@ -150,7 +112,7 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
     ax = normalize_axis(axis, x.ndim, "sort")
     x1, squeeze = _as_1d(x)
     idx = _index_tensor(_order(x1._data, ax, bool(descending)))
-    out = apply(_gather, x1, idx, axis=ax)
+    out = take_along(x1, idx, ax)
     return reshape_exact(out, []) if squeeze else out
 
 
@@ -174,7 +136,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
     sel = [slice(None)] * x1.ndim
     sel[ax] = slice(0, k)
     idx = _index_tensor(order[tuple(sel)])
-    vals = apply(_gather, x1, idx, axis=ax)
+    vals = take_along(x1, idx, ax)
     if squeeze and k == 1:
         return reshape_exact(vals, []), reshape_exact(idx, [])
     return vals, idx
@@ -199,7 +161,7 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     sel = [slice(None)] * x1.ndim
     sel[ax] = slice(k - 1, k)
     idx = _index_tensor(order[tuple(sel)])
-    vals = apply(_gather, x1, idx, axis=ax)
+    vals = take_along(x1, idx, ax)
     if squeeze:
         return reshape_exact(vals, []), reshape_exact(idx, [])
     if not keepdim:

@@ -12,7 +12,7 @@ from ...core.tensor import Tensor
 from ...core.args import normalize_axes, normalize_axis, tensor_arg, xp_of
 from ...ops._support import binary_operands
 from ...ops.cast import cast
-from ...ops.indexing.primitives import index_add_zeros_array
+from ...ops.indexing.primitives import take
 from ...ops.linalg_basic import matmul
 from ...ops.math import abs as _abs
 from ...ops.math import maximum, sqrt
@@ -153,23 +153,6 @@ def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_
 # ---------------------------------------------------------------------------------
 # embedding: a row gather and its adjoint scatter-add, each the other's vjp
 
-def _rows_fwd(w, ids):
-    return w.take(ids, axis=0)
-
-
-def _rows_adjoint_fwd(g, ids, n):
-    d = g.shape[ids.ndim:]
-    flat = g.reshape((-1,) + d)
-    return index_add_zeros_array(flat, ids.reshape(-1), 0, (n,) + d)
-
-
-_rows = Primitive("embedding", _rows_fwd)
-_rows_adjoint = Primitive("embedding_grad", _rows_adjoint_fwd)
-defvjp(_rows, lambda g, ans, w, ids: apply(_rows_adjoint, g, ids, n=w.shape[0]), None,
-       save=(), save_out=False)
-defvjp(_rows_adjoint, lambda gg, ans, g, ids, n: apply(_rows, gg, ids), None,
-       save=(), save_out=False)
-
 
 def _check_ids(ids, n, op):
     d = ids._data
@@ -218,7 +201,7 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
     if max_norm is not None:
         _renorm_rows(weight, ids, real_number(max_norm, "embedding", "max_norm"),
                      real_number(norm_type, "embedding", "norm_type"))
-    out = apply(_rows, weight, ids)
+    out = take(weight, ids, 0)
     if scale_grad_by_freq and not out.stop_gradient:
         xp = xp_of(ids)
         flat = ids._data.reshape(-1)

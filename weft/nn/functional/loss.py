@@ -18,34 +18,13 @@ from ...ops.math import abs as _abs
 from ...ops.math import exp, log, maximum, where
 from ...ops.reduction.aggregate import mean as _mean
 from ...ops.reduction.aggregate import sum as _sum
+from ...ops.indexing.primitives import take_along
 from ...ops.shape.views import reshape
 from ._util import check_reduction, float_arg, int_label, real_number
 from .activation import _log_softmax, _softplus
 
 # ---------------------------------------------------------------------------------
 # pick x[..., idx, ...] along an axis, and its adjoint
-
-
-def _pick_fwd(x, idx, axis):
-    xp = xp_of(x)
-    return xp.take_along_axis(x, xp.expand_dims(idx, axis), axis).squeeze(axis)
-
-
-def _pick_adjoint_fwd(g, idx, axis, n):
-    xp = xp_of(g)
-    shape = [1] * (g.ndim + 1)
-    shape[axis] = n
-    hit = xp.arange(n).reshape(shape) == xp.expand_dims(idx, axis)
-    return xp.where(hit, xp.expand_dims(g, axis), xp.zeros((), dtype=g.dtype))
-
-
-_pick = Primitive("pick", _pick_fwd)
-_pick_adjoint = Primitive("pick_adjoint", _pick_adjoint_fwd)
-defvjp(_pick, lambda g, ans, x, idx, axis: apply(_pick_adjoint, g, idx, axis=axis,
-                                                 n=x.shape[axis]),
-       None, save=(), save_out=False)
-defvjp(_pick_adjoint, lambda gg, ans, g, idx, axis, n: apply(_pick, gg, idx, axis=axis), None,
-       save=(), save_out=False)
 
 
 # ---------------------------------------------------------------------------------
@@ -135,10 +114,16 @@ def _targets(label, c, ignore_index, op):
     return Tensor._wrap(safe), valid
 
 
+def _pick(x, idx, axis):
+    """Differentiable ``x[..., idx, ...]``: one entry along ``axis`` per label."""
+    picked = take_along(x, Tensor._wrap(xp_of(x).expand_dims(idx._data, axis)), axis)
+    return reshape(picked, [s for i, s in enumerate(x.shape) if i != axis])
+
+
 def _nll_from_logp(logp, label, axis, weight, ignore_index, reduction, op, out_shape):
     c = logp.shape[axis]
     idx, valid = _targets(label, c, ignore_index, op)
-    nll = -apply(_pick, logp, idx, axis=axis)
+    nll = -_pick(logp, idx, axis)
     w = None
     if weight is not None:
         w = _check_weight(weight, c, op, logp)[idx._data]

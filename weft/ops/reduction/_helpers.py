@@ -8,7 +8,9 @@ from ...core import dtype as _dt
 from ...core.args import dtype_arg, xp_of
 from ...core.tensor import Tensor
 from ..cast import cast
+from ..indexing.primitives import put_along_add, take_along
 from ..math import cj
+from ..shape.views import flip_axes
 
 
 _INT_KINDS = "biu"
@@ -87,27 +89,6 @@ def _pad_fwd(x, before, after, axis, value):
     return out
 
 
-def _index_add_fwd(src, idx, shape, axis):
-    """Zeros of ``shape`` with ``src`` added at positions ``idx`` along ``axis``."""
-    xp = xp_of(src)
-    out = xp.zeros(shape, dtype=src.dtype)
-    ix = []
-    for d, n in enumerate(idx.shape):
-        if d == axis:
-            ix.append(idx)
-        else:
-            r = [1] * idx.ndim
-            r[d] = n
-            ix.append(xp.arange(n).reshape(r))
-    if xp is np:
-        np.add.at(out, tuple(ix), src)
-    else:
-        import cupyx  # noqa: PLC0415  (GPU only)
-
-        cupyx.scatter_add(out, tuple(ix), src)
-    return out
-
-
 def _revscan_fwd(g, c, axis):
     """S[k] = g[k] + c[k] * S[k+1] along ``axis`` (S[n-1] = g[n-1])."""
     xp = xp_of(g)
@@ -124,26 +105,17 @@ def _revscan_fwd(g, c, axis):
     return xp.ascontiguousarray(xp.moveaxis(out, 0, axis))
 
 
-_flip_p = Primitive("flip", lambda x, axis: xp_of(x).flip(x, axis).copy())
-
-
 _slice_p = Primitive("slice_axis", _slice_fwd)
 
 
 _pad_p = Primitive("pad_axis", _pad_fwd)
 
 
-_take_p = Primitive("take_along_axis", lambda x, idx, axis: xp_of(x).take_along_axis(x, idx, axis))
-
-
-_index_add_p = Primitive("index_add_axis", _index_add_fwd)
-
-
 _revscan_p = Primitive("reverse_linear_scan", _revscan_fwd)
 
 
 def _flip(t, axis):
-    return apply(_flip_p, t, axis=axis)
+    return flip_axes(t, axis)
 
 
 def _slice(t, start, stop, axis):
@@ -156,11 +128,11 @@ def _pad(t, before, after, axis, value=0):
 
 def _take(t, idx, axis):
     """Differentiable ``take_along_axis`` with a constant backend index array."""
-    return apply(_take_p, t, idx=idx, axis=axis % t.ndim)
+    return take_along(t, idx, axis % t.ndim)
 
 
 def _index_add(src, idx, shape, axis):
-    return apply(_index_add_p, src, idx=idx, shape=tuple(shape), axis=axis % len(shape))
+    return put_along_add(src, idx, axis % len(shape), shape)
 
 
 def _shift_left(t, axis):
@@ -188,21 +160,12 @@ def _revscan_vjp_c(h, ans, g, c, axis):
 _no_save = dict(save=(), save_out=False)
 
 
-defvjp(_flip_p, lambda g, ans, x, axis: _flip(g, axis), **_no_save)
-
-
 defvjp(_slice_p, lambda g, ans, x, start, stop, axis:
        _pad(g, start, x.shape[axis] - stop, axis), **_no_save)
 
 
 defvjp(_pad_p, lambda g, ans, x, before, after, axis, value:
        _slice(g, before, before + x.shape[axis], axis), **_no_save)
-
-
-defvjp(_take_p, lambda g, ans, x, idx, axis: _index_add(g, idx, x.shape, axis), **_no_save)
-
-
-defvjp(_index_add_p, lambda g, ans, src, idx, shape, axis: _take(g, idx, axis), **_no_save)
 
 
 defvjp(_revscan_p, _revscan_vjp_g, _revscan_vjp_c, save=(1,))

@@ -8,7 +8,7 @@ from ...core.args import normalize_axes, normalize_axis, tensor_arg, xp_of
 from ...core.tensor import Tensor
 from ..reduction.aggregate import sum as _sum
 from ._helpers import _pyslice, aliases, int_list
-from .views import _no_save, reshape_exact
+from .views import _no_save, flip_axes, reshape_exact
 
 
 def _repeat_fwd(x, reps, axis):
@@ -51,7 +51,6 @@ _repeat_arr = Primitive("repeat_interleave", _repeat_fwd)
 _segment_sum = Primitive("repeat_interleave_grad", _segment_sum_fwd)
 
 
-_flip = Primitive("flip", lambda x, axis: np.flip(x, axis).copy())
 
 
 _roll = Primitive("roll", lambda x, shifts, axis: np.roll(x, shifts, axis))
@@ -74,7 +73,6 @@ defvjp(_segment_sum, lambda g, ans, x, reps, axis: apply(_repeat_arr, g, reps=re
        **_no_save)
 
 
-defvjp(_flip, lambda g, ans, x, axis: apply(_flip, g, axis=axis), **_no_save)
 
 
 defvjp(_roll, lambda g, ans, x, shifts, axis:
@@ -172,7 +170,7 @@ def flip(x, axis, name=None):
     x = tensor_arg(x, "x", "flip")
     if axis is None:
         raise TypeError("flip: axis must be an int or a list of ints, got None")
-    return apply(_flip, x, axis=normalize_axes(axis, x.ndim, "flip"))
+    return flip_axes(x, normalize_axes(axis, x.ndim, "flip"))
 
 
 @aliases(dims="axes", input="x")

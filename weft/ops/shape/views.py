@@ -6,7 +6,7 @@ import numpy as np
 
 from ...autograd.engine import apply, defbatch, defvjp, Primitive
 from ...autograd.inplace import check_inplace_leaf
-from ...core.args import dtype_arg, normalize_axes, normalize_axis, shape_arg, tensor_arg
+from ...core.args import dtype_arg, normalize_axes, normalize_axis, shape_arg, tensor_arg, xp_of
 from ...core.tensor import Tensor
 from ._helpers import aliases, int_list, tensor_list
 
@@ -440,6 +440,17 @@ def as_real(x, name=None):
     if x._data.dtype.kind != "c":
         raise TypeError(f"as_real: x must be complex64 or complex128, got {x.dtype.name}")
     return apply(_as_real, x)
+
+
+
+# flip lives with the views (numpy's flip is one); the reductions' reverse scans use it
+_flip = Primitive("flip", lambda x, axis: xp_of(x).flip(x, axis).copy())
+defvjp(_flip, lambda g, ans, x, axis: apply(_flip, g, axis=axis), **_no_save)
+
+
+def flip_axes(x, axes):
+    """Differentiable reversal of ``x`` along ``axes`` (an int or a tuple of valid axes)."""
+    return apply(_flip, x, axis=axes)
 
 
 __all__ = ["reshape", "broadcast_to", "expand", "unsqueeze", "squeeze", "reshape_", "squeeze_", "unsqueeze_", "flatten_", "view", "view_as", "flatten", "moveaxis", "swapaxes", "swapdims", "expand_as", "broadcast_shape", "broadcast_tensors", "as_complex", "as_real", "t", "transpose"]
