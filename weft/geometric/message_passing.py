@@ -26,7 +26,7 @@ from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from ..core.args import check_same_place, tensor_arg
-from ..ops.indexing.primitives import take
+from ..ops.primitives import take
 from ..ops.math import reciprocal
 from ..ops.shape.views import reshape_exact
 from . import _kernels as K

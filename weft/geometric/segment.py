@@ -14,7 +14,7 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.tensor import Tensor
 from ..core.args import check_same_place, tensor_arg
-from ..ops.indexing.primitives import take
+from ..ops.primitives import take
 from . import _kernels as K
 from .message_passing import feature_arg
 

@@ -5,6 +5,7 @@ from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ..core.place import (CUDAPlace, Place, cupy_or_raise, move_array, parse_place,
                           place_of_array)
 from ..core.tensor import Tensor
+from .primitives import copy
 from ..core.args import dtype_arg, tensor_arg
 
 _cast = Primitive("cast", lambda x, dtype: x.astype(dtype))
@@ -31,13 +32,8 @@ def cast(x, dtype):
     if d is None:
         raise TypeError("cast: dtype must be given")
     if x._data.dtype == d:
-        return apply(_identity, x)
+        return copy(x)
     return apply(_cast, x, dtype=d)
-
-
-_identity = Primitive("assign", lambda x: x.copy())
-defvjp(_identity, lambda g, ans, x: g, save=(), save_out=False)
-defbatch(_identity)
 
 
 def astype(x, dtype):

@@ -19,26 +19,13 @@ from ..core import dtype as _dt
 from ..core.convert import to_array
 from ..core.place import array_module, current_place, move_array
 from ..core.tensor import Tensor
+from .primitives import copy, diagonal
+from .primitives import diag_embed as _diag_embed
 from ..core.args import dtype_arg, int_arg, normalize_axis, reject_sparse, tensor_arg, xp_of
 from .shape.views import broadcast_to, reshape
 
 # ----------------------------------------------------------------------------------
 # primitives
-
-
-def _place_fwd(v, offset, dim1, dim2, shape, fill):
-    """An array of ``shape`` filled with ``fill`` whose (dim1, dim2) diagonal at
-    ``offset`` holds the last axis of ``v`` (the other axes of ``v`` are the batch)."""
-    xp = xp_of(v)
-    batch = tuple(s for i, s in enumerate(shape) if i not in (dim1, dim2))
-    out = xp.full(batch + (shape[dim1], shape[dim2]), fill, dtype=v.dtype)
-    idx = xp.arange(v.shape[-1])
-    out[..., idx + max(-offset, 0), idx + max(offset, 0)] = v
-    return xp.ascontiguousarray(xp.moveaxis(out, (-2, -1), (dim1, dim2)))
-
-
-def _extract_fwd(x, offset, dim1, dim2):
-    return x.diagonal(offset, dim1, dim2).copy()
 
 
 def _tri_fwd(x, k, upper):
@@ -50,20 +37,11 @@ def _tri_fwd(x, k, upper):
     return xp.where(keep, x, xp.zeros((), dtype=x.dtype))
 
 
-_place = Primitive("diag_embed", _place_fwd)
-_extract = Primitive("diagonal", _extract_fwd)
 _tri_prim = Primitive("tril_triu", _tri_fwd)
-_copy = Primitive("assign", lambda x: x.copy())
 
 # the fill value sits off the diagonal, so it never reaches the gradient of v
-defvjp(_place, lambda g, ans, v, offset, dim1, dim2, shape, fill:
-       apply(_extract, g, offset=offset, dim1=dim1, dim2=dim2), save=(), save_out=False)
-defvjp(_extract, lambda g, ans, x, offset, dim1, dim2:
-       apply(_place, g, offset=offset, dim1=dim1, dim2=dim2, shape=tuple(x.shape), fill=0),
-       save=(), save_out=False)
 defvjp(_tri_prim, lambda g, ans, x, k, upper: apply(_tri_prim, g, k=k, upper=upper),
        save=(), save_out=False)
-defvjp(_copy, lambda g, ans, x: g, save=(), save_out=False)
 
 
 # ----------------------------------------------------------------------------------
@@ -196,9 +174,9 @@ def diag(x, offset=0, padding_value=0, name=None):
             x = reshape(x, [1])
         n = x.shape[0] + abs(offset)
         fill = np.asarray(padding_value).astype(x.dtype).item()
-        return apply(_place, x, offset=offset, dim1=0, dim2=1, shape=(n, n), fill=fill)
+        return _diag_embed(x, offset, 0, 1, (n, n), fill)
     if x.ndim == 2:
-        return apply(_extract, x, offset=offset, dim1=0, dim2=1)
+        return diagonal(x, offset, 0, 1)
     raise ValueError(f"diag: x must be 0-D, 1-D or 2-D, got shape {x.shape}")
 
 
@@ -214,7 +192,7 @@ def diagflat(x, offset=0, name=None):
     if x.ndim != 1:
         x = reshape(x, [-1]) if x.size else reshape(x, [0])
     n = x.shape[0] + abs(offset)
-    return apply(_place, x, offset=offset, dim1=0, dim2=1, shape=(n, n), fill=0)
+    return _diag_embed(x, offset, 0, 1, (n, n), 0)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1, name=None):  # noqa: A002 (Paddle's name)
@@ -238,7 +216,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, name=None):  # noqa: A002 (Pad
     n = x.shape[-1] + abs(offset)
     batch = iter(x.shape[:-1])
     shape = tuple(n if i in (d1, d2) else next(batch) for i in range(nd))
-    return apply(_place, x, offset=offset, dim1=d1, dim2=d2, shape=shape, fill=0)
+    return _diag_embed(x, offset, d1, d2, shape, 0)
 
 
 def _tri(x, diagonal, upper, op):
@@ -329,7 +307,7 @@ def meshgrid(*args, indexing="ij", name=None):
         view = [1] * len(xs)
         view[axes[i]] = sizes[i]
         # a copy, so that the grids never alias their inputs
-        out.append(apply(_copy, broadcast_to(reshape(t, view), full)))
+        out.append(copy(broadcast_to(reshape(t, view), full)))
     return out
 
 
@@ -342,7 +320,7 @@ def clone(x, name=None):
     False
     """
     x = tensor_arg(x, "x", "clone")
-    return apply(_copy, x)
+    return copy(x)
 
 
 def assign(x, output=None):
@@ -369,7 +347,7 @@ def assign(x, output=None):
                 from None
         src = Tensor._wrap(arr)
     if output is None:
-        return apply(_copy, src)
+        return copy(src)
     if not isinstance(output, Tensor):
         raise TypeError(f"assign: output must be a Tensor or None, got {type(output).__name__}")
     if src.shape != output.shape:
@@ -379,7 +357,7 @@ def assign(x, output=None):
                         f"{output.dtype.name}; cast x first")
 
     def compute(old):
-        new = apply(_copy, src)
+        new = copy(src)
         if old.stop_gradient:
             return new
         # the old value of output no longer matters: it gets a zero gradient

@@ -21,6 +21,7 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
+from .primitives import diagonal as _diagonal
 from ..core.args import check_same_place, normalize_axis, tensor_arg, xp_of
 from ._support import binary_operands, require_float
 from .linalg_basic import check_batch_broadcast, matmul
@@ -468,28 +469,6 @@ def cross(x, y, axis=9, name=None, *, dim=None):
 # diagonal: a primitive and its adjoint (embedding back), each the other's vjp
 
 
-def _diagonal_fwd(x, offset, axis1, axis2):
-    return x.diagonal(offset, axis1, axis2).copy()
-
-
-def _diag_embed_fwd(g, offset, axis1, axis2, shape):
-    xp = xp_of(g)
-    out = xp.zeros(shape, dtype=g.dtype)
-    view = xp.moveaxis(out, (axis1, axis2), (-2, -1))
-    n = g.shape[-1]
-    view[..., xp.arange(n) + max(-offset, 0), xp.arange(n) + max(offset, 0)] = g
-    return out
-
-
-_diagonal = Primitive("diagonal", _diagonal_fwd)
-_diag_embed = Primitive("diagonal_embed", _diag_embed_fwd)
-defvjp(_diagonal, lambda g, ans, x, offset, axis1, axis2:
-       apply(_diag_embed, g, offset=offset, axis1=axis1, axis2=axis2,
-             shape=tuple(x._data.shape)), save=(), save_out=False)
-defvjp(_diag_embed, lambda g, ans, src, offset, axis1, axis2, shape:
-       apply(_diagonal, g, offset=offset, axis1=axis1, axis2=axis2), save=(), save_out=False)
-
-
 def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     """Diagonals of the planes spanned by ``axis1`` and ``axis2`` (default: the first two
     axes), as a new last axis; ``offset > 0`` is above the main diagonal.
@@ -508,7 +487,7 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     if a1 == a2:
         raise ValueError(f"diagonal: axis1 and axis2 must differ, got {axis1} and {axis2} "
                          f"for a {x.ndim}-D tensor")
-    return apply(_diagonal, x, offset=int(offset), axis1=a1, axis2=a2)
+    return _diagonal(x, int(offset), a1, a2)
 
 
 # ---------------------------------------------------------------------------------

@@ -59,7 +59,7 @@ _atanh = Primitive("atanh", np.arctanh)
 _sigmoid = Primitive("sigmoid", lambda x: _sigmoid_fwd(x))
 _floor = Primitive("floor", np.floor)
 _ceil = Primitive("ceil", np.ceil)
-_round = Primitive("round", np.round)
+_round = Primitive("round", lambda x, decimals=0: np.round(x, decimals))
 _trunc = Primitive("trunc", np.trunc)
 _real = Primitive("real", lambda x: x.real.copy())
 _imag = Primitive("imag", lambda x: x.imag.copy())
@@ -127,7 +127,7 @@ defvjp(_acosh, lambda g, ans, x: g / cj(sqrt(x * x - 1)), save_out=False)
 defvjp(_atanh, lambda g, ans, x: g / cj(1 - x * x), save_out=False)
 defvjp(_sigmoid, lambda g, ans, x: apply(_sigmoid_backward, g, ans), save=())
 for _p in (_floor, _ceil, _round, _trunc):
-    defvjp(_p, lambda g, ans, x: g * 0, **_no_save)
+    defvjp(_p, lambda g, ans, x, **params: g * 0, **_no_save)
 defvjp(_real, lambda g, ans, x: g, **_no_save)
 defvjp(_imag, lambda g, ans, x: g * 1j, **_no_save)
 defvjp(_conj, lambda g, ans, x: conj(g), **_no_save)
@@ -309,12 +309,10 @@ def round(x, decimals=0, name=None):
     """Round half to even (numpy's rule), to ``decimals`` places; gradient 0."""
     x = tensor_arg(x, "x", "round")
     if decimals:
-        return apply(_round_dec, x, decimals=int(decimals))
+        return apply(_round, x, decimals=int(decimals))
     return apply(_round, x)
 
 
-_round_dec = Primitive("round", lambda x, decimals: np.round(x, decimals))
-defvjp(_round_dec, lambda g, ans, x, decimals: g * 0, **_no_save)
 
 
 def real(x, name=None):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
-from .indexing.primitives import take
+from .primitives import take
 from ..core.args import tensor_arg, xp_of
 
 _MODES = ("constant", "reflect", "replicate", "circular")

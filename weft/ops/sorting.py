@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
-from .indexing.primitives import take_along
+from .primitives import take_along
 from ..core.args import check_same_place, dtype_arg, normalize_axis, tensor_arg, xp_of
 from .shape.views import reshape_exact
 

@@ -20,42 +20,26 @@ import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.tensor import Tensor
+from ..ops.primitives import copy, index_add_zeros, take
 from . import _kernels as K
 from .tensor import (SparseCooTensor, SparseCsrTensor, SparseLayoutError,
                      _SparseBase, wrap_coo, wrap_csr)
 
 
-def _gather_fwd(x, idx, n):
-    return x[idx]
-
-
-def _scatter_fwd(v, idx, n):
-    return K.segment_sum(v, idx, n)
-
-
-_GATHER = Primitive("sparse_gather", _gather_fwd)
-_SCATTER = Primitive("sparse_scatter", _scatter_fwd)
-defvjp(_GATHER, lambda g, ans, x, idx, n: apply(_SCATTER, g, idx=idx, n=n),
-       save=(), save_out=False)
-defvjp(_SCATTER, lambda g, ans, v, idx, n: apply(_GATHER, g, idx=idx, n=n),
-       save=(), save_out=False)
-
 # values() and the values of a freshly built sparse tensor: the same array, new graph node
 _IDENTITY = Primitive("sparse_values", lambda v: v, view=True)
 defvjp(_IDENTITY, lambda g, ans, v: g, save=(), save_out=False)
 
-_COPY = Primitive("sparse_clone", lambda v: v.copy())
-defvjp(_COPY, lambda g, ans, v: g, save=(), save_out=False)
 
 
 def gather_rows(x, idx):
     """Differentiable ``x[idx]`` along axis 0 (``idx`` a backend int array)."""
-    return apply(_GATHER, x, idx=idx, n=int(x._data.shape[0]))
+    return take(x, idx, 0)
 
 
 def scatter_rows(v, idx, n):
     """Differentiable ``n`` zero rows with ``v[k]`` added at row ``idx[k]``."""
-    return apply(_SCATTER, v, idx=idx, n=int(n))
+    return index_add_zeros(v, idx, 0, (int(n),) + tuple(v._data.shape[1:]))
 
 
 def _reshape(x, shape):
@@ -107,7 +91,7 @@ def values(x, name=None):
 def clone(x, name=None):
     """A copy of sparse ``x`` (components and values); gradients flow back to ``x``."""
     _check_sparse(x, "clone")
-    v = apply(_COPY, x)
+    v = copy(x)
     if isinstance(x, SparseCooTensor):
         return wrap_coo(v, x._indices.copy(), x._shape, x._coalesced)
     return wrap_csr(v, x._crows.copy(), x._cols.copy(), x._shape, x._canonical)

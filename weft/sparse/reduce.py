@@ -15,7 +15,7 @@ from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.args import dtype_arg, normalize_axes
 from . import _kernels as K
-from .convert import (_GATHER, _crows_from_rows, _global_crows, csr_to_coo_indices,
+from .convert import (_crows_from_rows, _global_crows, csr_to_coo_indices,
                       gather_rows, scatter_rows, values)
 from .structural import _sparse_arg
 from .tensor import SparseCooTensor, wrap_coo, wrap_csr
@@ -100,7 +100,7 @@ def _row_sum_vjp(g, ans, v, crows):
     """Each non-empty row's gradient goes to all of its entries."""
     counts = ans[1]._data  # counts[r]: the output slot of row r
     slots = counts[:-1][K.csr_rows(crows, v.shape[0])]
-    return apply(_GATHER, g[0], idx=slots, n=int(counts[-1]))
+    return gather_rows(g[0], slots)
 
 
 # (sums of the non-empty rows of the pattern ``crows``, non-empty rows before each row);

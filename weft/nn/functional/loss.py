@@ -18,7 +18,7 @@ from ...ops.math import abs as _abs
 from ...ops.math import exp, log, maximum, where
 from ...ops.reduction.aggregate import mean as _mean
 from ...ops.reduction.aggregate import sum as _sum
-from ...ops.indexing.primitives import take_along
+from ...ops.primitives import take_along
 from ...ops.shape.views import reshape
 from ._util import check_reduction, float_arg, int_label, real_number
 from .activation import _log_softmax, _softplus

@@ -1,6 +1,6 @@
 """Indexing: ``Tensor.__getitem__``/``__setitem__``, reading by index (gathering), writing by
 index (scattering), and the gather/scatter primitives the rest of weft shares."""
-from . import gathering, getitem, primitives, scattering
+from . import gathering, getitem, scattering
 from .getitem import *  # noqa: F401,F403
 from .gathering import *  # noqa: F401,F403
 from .scattering import *  # noqa: F401,F403

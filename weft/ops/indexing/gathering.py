@@ -8,7 +8,7 @@ from ...core.args import check_same_place, normalize_axis, tensor_arg
 from ...core.tensor import Tensor
 from ..shape.views import broadcast_to, reshape_exact
 from .getitem import _wrap, _xp, check_range, getitem, index_arg
-from .primitives import take
+from ..primitives import take
 
 
 def _row_index(index, op, arg="index", allow_0d=False):

@@ -12,7 +12,7 @@ from ...core.args import check_same_place, reject_sparse, tensor_arg, xp_of
 from ...core.tensor import Tensor
 from ..cast import cast
 from ..shape.views import broadcast_to, reshape_exact, transpose
-from .primitives import take
+from ..primitives import take
 
 
 def _is_np(a):

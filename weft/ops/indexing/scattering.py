@@ -14,7 +14,7 @@ from .gathering import (_along_args, _along_lin, _broadcast_pair, _checked, _fit
                      _nd_index, _prod, _row_index)
 from .getitem import (_fit_value, _last_occurrence, _parse_key, _setitem, _value_like, _wrap,
                       _xp, check_range, getitem, index_arg, rows_key, setitem_out)
-from .primitives import index_add as add_rows, take
+from ..primitives import index_add as add_rows, take
 
 
 def _index_add_args(x, index, axis, value, op):

@@ -8,7 +8,7 @@ from ...core import dtype as _dt
 from ...core.args import dtype_arg, xp_of
 from ...core.tensor import Tensor
 from ..cast import cast
-from ..indexing.primitives import put_along_add, take_along
+from ..primitives import put_along_add, take_along
 from ..math import cj
 from ..shape.views import flip_axes
 

@@ -14,7 +14,7 @@ from .views import _no_save, flip_axes, reshape_exact
 def _repeat_fwd(x, reps, axis):
     if type(x) is np.ndarray:
         return np.repeat(x, reps, axis=axis)
-    return xp_of(x).repeat(x, reps.tolist(), axis=axis)
+    return xp_of(x).repeat(x, reps if isinstance(reps, int) else reps.tolist(), axis=axis)
 
 
 def _segment_sum_fwd(g, reps, axis):
@@ -42,9 +42,6 @@ def _segment_sum_fwd(g, reps, axis):
 _tile = Primitive("tile", lambda x, reps: np.tile(x, reps))
 
 
-_repeat_int = Primitive("repeat_interleave", lambda x, r, axis: np.repeat(x, r, axis=axis))
-
-
 _repeat_arr = Primitive("repeat_interleave", _repeat_fwd)
 
 
@@ -62,11 +59,10 @@ _rot90 = Primitive("rot90", lambda x, k, axes: np.rot90(x, k, axes).copy())
 defvjp(_tile, lambda g, ans, x, reps: _tile_vjp(g, x.shape, reps), **_no_save)
 
 
-defvjp(_repeat_int, lambda g, ans, x, r, axis: _repeat_int_vjp(g, x.shape, r, axis), **_no_save)
-
-
-defvjp(_repeat_arr, lambda g, ans, x, reps, axis: apply(_segment_sum, g, reps=reps, axis=axis),
-       **_no_save)
+# one count for every entry (an int) sums fixed-size groups; per-entry counts sum segments
+defvjp(_repeat_arr, lambda g, ans, x, reps, axis:
+       _repeat_int_vjp(g, x.shape, reps, axis) if isinstance(reps, int) else
+       apply(_segment_sum, g, reps=reps, axis=axis), **_no_save)
 
 
 defvjp(_segment_sum, lambda g, ans, x, reps, axis: apply(_repeat_arr, g, reps=reps, axis=axis),
@@ -152,7 +148,7 @@ def repeat_interleave(x, repeats, axis=None, name=None):
                          f"{reps.tolist()}")
     d = x.shape[axis]
     if reps.size == 1:
-        return apply(_repeat_int, x, r=int(reps[0]), axis=axis)
+        return apply(_repeat_arr, x, reps=int(reps[0]), axis=axis)
     if reps.size != d:
         raise ValueError(f"repeat_interleave: repeats has {reps.size} entries but axis {axis} "
                          f"of x has size {d}")

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._native import index_add_ as _native_index_add
-from ...autograd.engine import Primitive, apply, defbatch, defvjp, support
-from ...core.args import xp_of
-from ...core.tensor import Tensor
+from .._native import index_add_ as _native_index_add
+from ..autograd.engine import Primitive, apply, defbatch, defvjp, support
+from ..core.args import xp_of
+from ..core.tensor import Tensor
 
 # dtypes the native index_add_ kernel takes (parallel, and bit-identical to np.add.at)
 _NATIVE_DTYPES = frozenset(np.dtype(d) for d in ("float32", "float64", "complex64",
