@@ -25,9 +25,11 @@ import warnings
 import numpy as np
 
 from ..core import dtype as _dt
+from ..core.args import xp_of
 from ..core.place import move_array
 from ..core.tensor import Tensor
 from .api import grad as _grad
+from .engine import support
 from .grad_mode import enable_grad, is_grad_enabled, no_grad
 
 
@@ -72,6 +74,11 @@ def _rand(shape, cplx, rng):
     if cplx:
         a = a + 1j * np.asarray(rng.standard_normal(shape))
     return np.asarray(a)  # 0-D arithmetic gives numpy scalars
+
+
+def _zeros_of(t):
+    """Zeros shaped like ``t`` on its device: a constant, so no op is recorded."""
+    return Tensor._wrap(xp_of(t).zeros(t._data.shape, dtype=t._data.dtype))
 
 
 def _is_sparse(a):
@@ -562,7 +569,6 @@ def _forward_jvp(checker):
 def _check_batched(checker):
     """Stacked cotangents times ``weft.autograd.jacobian`` must equal per-cotangent VJPs."""
     jacobian = _require("weft.autograd", "jacobian", "check_batched_grad", checker.name)
-    from ..ops.shape import reshape  # noqa: PLC0415  (ops sit above autograd)
 
     seq, checked = checker.seq, checker.checked
     outs = [(j, o) for j, o in checker.outs if o._data.dtype.kind == "f"]
@@ -576,11 +582,11 @@ def _check_batched(checker):
         flat.stop_gradient = False
         args = list(checker.an.leaves)
         with enable_grad():
-            args[i] = reshape(flat, x.shape)
+            args[i] = support.reshape_op(flat, x.shape)
             res = checker.func(*args)
             if isinstance(res, Tensor):
                 res = (res,)
-            ys = [reshape(res[j], [-1]) for j, _ in outs]
+            ys = [support.reshape_op(res[j], [-1]) for j, _ in outs]
             try:
                 js = jacobian(ys, flat)
                 mats = [_host(J[:]).reshape(int(y._data.size), int(flat._data.size))
@@ -863,8 +869,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=None, atol=None, rtol=
     def vjp_map(*args):
         xs = list(args[:n])
         vs = args[n:]
-        from ..ops.cast import cast  # noqa: PLC0415  (ops sit above autograd)
-        from ..ops.creation import zeros_like  # noqa: PLC0415
 
         # called under no_grad only for numerical differences: values suffice, no graph
         create = is_grad_enabled()
@@ -878,11 +882,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=None, atol=None, rtol=
             if len(o2) != len(vs):
                 raise ValueError(f"{name}: func returned {len(o2)} floating-point outputs, "
                                  f"expected {len(vs)}")
-            vs = [v if v._data.dtype == o._data.dtype else cast(v, o._data.dtype)
+            vs = [v if v._data.dtype == o._data.dtype else support.cast(v, o._data.dtype)
                   for v, (_, o) in zip(vs, o2)]
             gs = _grad([o for _, o in o2], [xs[i] for i in checked], grad_outputs=vs,
                        create_graph=create, allow_unused=True)
-            return tuple(zeros_like(xs[i]) if g is None else g for i, g in zip(checked, gs))
+            return tuple(_zeros_of(xs[i]) if g is None else g for i, g in zip(checked, gs))
 
     def in_label(i):
         return f"input {i}" if i < n else f"grad_outputs[{i - n}]"

@@ -109,15 +109,21 @@ class Node:
         return f"<Node {self.prim.name}>"
 
 
-# Ops the engine needs to fix up gradients; set by weft.ops when it loads.
+# The differentiable ops autograd itself needs (the engine to fix up gradients, the
+# functional APIs and gradcheck to reshape and join rows); set by weft.ops when it
+# loads, since ops sit above autograd and autograd never imports them.
 class _Support:
     sum_to_shape = None   # (Tensor, shape list) -> Tensor
     real = None           # Tensor -> Tensor
     cast = None           # (Tensor, dtype) -> Tensor
     zeros = None          # (shape, dtype, like Tensor) -> Tensor
     ones_like = None      # Tensor -> Tensor
-    reshape = None        # (Tensor, shape list) -> Tensor, shape exact
-    stack = None          # (list of Tensors) -> Tensor stacked on a new axis 0
+    reshape = None        # (Tensor, shape list) -> Tensor, shape exact (x itself if equal)
+    stack = None          # (list of Tensors, axis=0) -> Tensor stacked on a new axis
+    # weft.reshape itself: Paddle's -1/0 rules, always a new node, sparse rejected
+    reshape_op = None     # (Tensor, shape list) -> Tensor
+    concat = None         # (list of Tensors, axis=0) -> Tensor joined on an existing axis
+    transpose = None      # (Tensor, perm list) -> Tensor
 
 
 support = _Support()

@@ -20,13 +20,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from .api import _as_list, _xp
 from .api import grad as _grad
-from .engine import run_backward
-
-
-def _ops():
-    from .. import ops  # noqa: PLC0415  (ops sit above autograd)
-
-    return ops
+from .engine import run_backward, support
 
 
 def _zeros_of(x):
@@ -71,7 +65,7 @@ class _Rows:
         shape = lead + ([x.shape[0], n] if self.batched else [n])
         if g is None:
             return Tensor._wrap(_xp(x).zeros(tuple(shape), dtype=x._data.dtype))
-        return g if g.shape == shape else _ops().reshape(g, shape)
+        return g if g.shape == shape else support.reshape_op(g, shape)
 
     def _pass(self, cot, batch):
         # the engine directly: the arguments are known to be well-formed, and the
@@ -123,7 +117,6 @@ class _Rows:
 
     def part(self, j, ids, axis):
         """Rows ``ids`` of the block of x ``j`` stacked along ``axis``."""
-        ops = _ops()
         if not ids:
             x = self.xs[j]
             n = int(np.prod(x.shape[1:])) if self.batched else int(x._data.size)
@@ -148,18 +141,18 @@ class _Rows:
                 run = [block, r, r + 1]
                 pieces.append(run)
         if len(pieces) == 1 and pieces[0][0] is None:
-            return ops.stack(pieces[0][1], axis=axis)
+            return support.stack(pieces[0][1], axis=axis)
         parts = []
         for piece in pieces:
             if piece[0] is None:
-                parts.append(ops.stack(piece[1], axis=0))
+                parts.append(support.stack(piece[1], axis=0))
             else:
                 p = piece[0][j]
                 r0, r1 = piece[1], piece[2]
                 parts.append(p if (r0, r1) == (0, p.shape[0]) else p[r0:r1])
-        out = parts[0] if len(parts) == 1 else ops.concat(parts, axis=0)
+        out = parts[0] if len(parts) == 1 else support.concat(parts, axis=0)
         if axis:
-            out = ops.transpose(out, [1, 0, 2])
+            out = support.transpose(out, [1, 0, 2])
         return out
 
 
@@ -365,10 +358,10 @@ def _rows_for(y, xs, batched):
     if batched:
         b = y.shape[0]
         m = y.shape[1] if y.ndim == 2 else 1
-        rows = _Rows(lambda: _ops().reshape(y, [b, m]), xs, True, m)
+        rows = _Rows(lambda: support.reshape_op(y, [b, m]), xs, True, m)
         rows.bsize = b
     else:
-        rows = _Rows(lambda: _ops().reshape(y, [-1]), xs, False, int(y._data.size))
+        rows = _Rows(lambda: support.reshape_op(y, [-1]), xs, False, int(y._data.size))
     return rows
 
 
@@ -454,11 +447,11 @@ def _hessian_blocks(ys, xlist, batched):
         if batched:
             b = xi.shape[0]
             m = xi.shape[1] if xi.ndim == 2 else 1
-            rows = _Rows(lambda i=i, b=b, m=m: _ops().reshape(lazy.get(i), [b, m]), xlist,
+            rows = _Rows(lambda i=i, b=b, m=m: support.reshape_op(lazy.get(i), [b, m]), xlist,
                          True, m)
             rows.bsize = b
         else:
-            rows = _Rows(lambda i=i: _ops().reshape(lazy.get(i), [-1]), xlist, False,
+            rows = _Rows(lambda i=i: support.reshape_op(lazy.get(i), [-1]), xlist, False,
                          int(xi._data.size))
         blocks.append([_view(Hessian, rows, j, xi.ndim if not batched else 2, xj, batched)
                        for j, xj in enumerate(xlist)])
