@@ -1,7 +1,7 @@
 """Reverse-mode automatic differentiation (see api-autograd.md).
 
-The engine and grad modes load with ``import weft``; PyLayer, the lazy
-Jacobian/Hessian and the gradient checker load on first use (PEP 562).
+The engine and grad modes load with ``import weft``; PyLayer, the functional APIs
+(lazy Jacobian/Hessian, vjp, jvp) and the gradient checker load on first use (PEP 562).
 """
 import importlib as _importlib
 
@@ -12,6 +12,7 @@ from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 _LAZY = {
     "Function": "function", "PyLayer": "function", "PyLayerContext": "function",
     "once_differentiable": "function", "jacobian": "functional", "hessian": "functional",
+    "vjp": "functional", "jvp": "functional", "forward_grad": "functional",
     "GradcheckError": "_gradcheck", "gradcheck": "_gradcheck", "gradgradcheck": "_gradcheck",
     "saved_tensors_hooks": "saved_hooks",
 }

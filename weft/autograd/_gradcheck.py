@@ -18,7 +18,6 @@ first order even when the numerical side runs at reduced precision.
 """
 from __future__ import annotations
 
-import importlib
 import numbers
 import warnings
 
@@ -84,15 +83,6 @@ def _zeros_of(t):
 def _is_sparse(a):
     f = getattr(a, "is_sparse", None)
     return callable(f) and f() is True
-
-
-def _require(module, attr, option, name):
-    """An optional collaborator of a check, or NotImplementedError naming the option."""
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError):
-        raise NotImplementedError(
-            f"{name}: {option}=True needs {module}.{attr}, which is not available yet") from None
 
 
 # ----------------------------------------------------------------------------------
@@ -527,12 +517,15 @@ def _unravel(p, shape):
 
 
 # ----------------------------------------------------------------------------------
-# optional checks that need other parts of the library
+# optional checks through the functional APIs (looked up on the functional package
+# when a check runs: it loads only when asked for, and tests can stand in for it)
 
 
 def _forward_jvp(checker):
-    """``(i, tangent) -> tangents of the outputs`` through weft.incubate.autograd.jvp."""
-    jvp = _require("weft.incubate.autograd", "jvp", "check_forward_ad", checker.name)
+    """``(i, tangent) -> tangents of the outputs`` through weft.autograd.jvp."""
+    from . import functional  # noqa: PLC0415
+
+    jvp = functional.jvp
     an, seq, checked = checker.an, checker.seq, checker.checked
     positions = [j for j, _ in checker.outs]
 
@@ -568,7 +561,9 @@ def _forward_jvp(checker):
 
 def _check_batched(checker):
     """Stacked cotangents times ``weft.autograd.jacobian`` must equal per-cotangent VJPs."""
-    jacobian = _require("weft.autograd", "jacobian", "check_batched_grad", checker.name)
+    from . import functional  # noqa: PLC0415
+
+    jacobian = functional.jacobian
 
     seq, checked = checker.seq, checker.checked
     outs = [(j, o) for j, o in checker.outs if o._data.dtype.kind == "f"]
@@ -733,10 +728,6 @@ def _run(func, inputs, opts, name, in_label=None, out_label=None):
     if prepared is None:
         return False
     func, inputs, seq, checked = prepared
-    if opts.check_forward_ad:
-        _require("weft.incubate.autograd", "jvp", "check_forward_ad", name)
-    if opts.check_batched_grad:
-        _require("weft.autograd", "jacobian", "check_batched_grad", name)
     try:
         ch = _Checker(func, seq, checked, opts, name, in_label, out_label)
         fwd = _forward_jvp(ch) if opts.check_forward_ad else None
@@ -779,10 +770,11 @@ def gradcheck(func, inputs, *, eps=None, atol=None, rtol=None, raise_exception=T
     Also checked: ``nondet_tol`` (two VJPs with the same cotangent must agree
     within it), ``check_undefined_grad`` (zero cotangents give zero or None
     gradients), ``check_grad_dtypes`` (gradients have their input's dtype and
-    shape). ``check_forward_ad`` needs ``weft.incubate.autograd.jvp`` and
-    ``check_batched_grad`` needs ``weft.autograd.jacobian`` (NotImplementedError while
-    missing). Sparse inputs (``masked=None``/``True``): only the stored values are
-    perturbed and each analytic gradient must be sparse with its input's pattern;
+    shape), ``check_forward_ad`` (JVPs through :func:`weft.autograd.jvp` against the
+    same numerical derivative) and ``check_batched_grad`` (Jacobians through
+    :func:`weft.autograd.jacobian` against per-cotangent VJPs). Sparse inputs
+    (``masked=None``/``True``): only the stored values are perturbed and each
+    analytic gradient must be sparse with its input's pattern;
     sparse outputs are compared on their values, with the pattern fixed.
 
     Returns True; on failure raises :class:`GradcheckError` (or returns False when
@@ -813,7 +805,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=None, atol=None, rtol=
     ``func`` (those with ``stop_gradient=False`` are checked too); ``None`` draws
     seeded random float64/complex128 cotangents that are checked as well.
     ``check_rev_over_rev`` checks the map with VJPs; ``check_fwd_over_rev`` with
-    JVPs (needs ``weft.incubate.autograd.jvp``). Other keywords as in gradcheck.
+    JVPs (:func:`weft.autograd.jvp`). Other keywords as in gradcheck.
 
     >>> import weft
     >>> from weft.autograd import gradgradcheck
@@ -834,10 +826,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=None, atol=None, rtol=
     if prepared is None:
         return False
     func, inputs, seq, checked = prepared
-    for k, v in (("check_fwd_over_rev", check_fwd_over_rev),
-                 ("check_forward_ad", check_forward_ad)):
-        if v:
-            _require("weft.incubate.autograd", "jvp", k, name)
     with no_grad():
         copies = [Tensor._wrap(a._data.copy()) if k in checked else a for k, a in enumerate(seq)]
         outs = _diff_outputs(func(*copies), name)
