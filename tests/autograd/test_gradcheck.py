@@ -1,13 +1,12 @@
 """weft.autograd.gradcheck / gradgradcheck (api-autograd.md §7)."""
-import importlib
-
 import numpy as np
 import pytest
 
 import weft
-gc_mod = importlib.import_module("weft.autograd._gradcheck")
 from weft.autograd import functional as ag_functional
 from weft.autograd.engine import Primitive, apply, defvjp
+from weft.autograd.gradcheck import analytic as gc_analytic
+from weft.autograd.gradcheck import checker as gc_checker
 from weft.autograd import GradcheckError, gradcheck, gradgradcheck
 from weft.core.tensor import Tensor
 
@@ -296,13 +295,13 @@ def test_backward_error_becomes_gradcheck_error():
 def test_check_grad_dtypes(monkeypatch):
     x = rand((3,), "float32")
     assert gradcheck(lambda a: a * a, x, check_grad_dtypes=True)
-    real_grad = gc_mod._grad
+    real_grad = gc_analytic._grad
 
     def widened(*args, **kwargs):   # an engine that forgot to cast gradients back
         return [None if g is None else weft.cast(g, "float64")
                 for g in real_grad(*args, **kwargs)]
 
-    monkeypatch.setattr(gc_mod, "_grad", widened)
+    monkeypatch.setattr(gc_analytic, "_grad", widened)
     with pytest.raises(GradcheckError, match="check_grad_dtypes.*float64.*float32"):
         gradcheck(lambda a: a * a, x, check_grad_dtypes=True)
     assert gradcheck(lambda a: a * a, x)
@@ -314,7 +313,7 @@ def test_check_backward_ad_false_skips_vjps():
 
 
 def test_slow_mode_warns_on_huge_jacobian(monkeypatch):
-    monkeypatch.setattr(gc_mod, "_JACOBIAN_WARN", 5)
+    monkeypatch.setattr(gc_checker, "_JACOBIAN_WARN", 5)
     with pytest.warns(UserWarning, match="entries"):
         gradcheck(lambda a: a * 2, rand((3,)), fast_mode=False)
 
@@ -515,3 +514,40 @@ def test_gradgradcheck_argument_errors():
         gradgradcheck(lambda a: a, x, check_rev_over_rev=1)
     with pytest.raises(TypeError, match="grad_outputs"):
         gradgradcheck(lambda a: a, x, grad_outputs=3)
+
+
+# ----------------------------------------------------------------------------------
+# the package and the function of the same name
+
+_FIRST_IMPORTS = ["import weft", "import weft.autograd.gradcheck.report",
+                  "from weft.autograd.gradcheck import checker",
+                  "import importlib; importlib.import_module('weft.autograd.gradcheck.sparse')",
+                  "from weft.autograd import gradcheck"]
+
+
+@pytest.mark.parametrize("first", _FIRST_IMPORTS)
+def test_gradcheck_attribute_is_the_function(first):
+    # whatever loads first, weft.autograd.gradcheck is the function and the package's
+    # modules stay reachable by from-import
+    import subprocess
+    import sys
+
+    code = (f"{first}\nimport weft.autograd, types\n"
+            "from weft.autograd.gradcheck import api, report\n"
+            "g = weft.autograd.gradcheck\n"
+            "assert g is api.gradcheck and callable(g), g\n"
+            "assert not isinstance(g, types.ModuleType)\n"
+            "assert weft.autograd.gradgradcheck is api.gradgradcheck\n"
+            "assert weft.autograd.GradcheckError is report.GradcheckError\n"
+            "print('ok')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_gradcheck_public_surface():
+    import importlib
+
+    pkg = importlib.import_module("weft.autograd.gradcheck")
+    assert sorted(pkg.__all__) == ["GradcheckError", "gradcheck", "gradgradcheck"]
+    assert weft.autograd.gradcheck is pkg.gradcheck is gradcheck
+    assert issubclass(GradcheckError, RuntimeError)
