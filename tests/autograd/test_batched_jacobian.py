@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import weft
-from weft.autograd import engine, functional
+from weft.autograd import engine
+from weft.autograd.functional import rows as row_engine
 from weft.autograd.functional import hessian, jacobian
 from weft.incubate import autograd as inc
 
@@ -128,20 +129,20 @@ def _jac_both_ways(make, monkeypatch, **kw):
     """J[:] of a fresh graph with batched passes and with one pass per row."""
     full = make()[:].numpy()
     with monkeypatch.context() as m:
-        m.setattr(functional, "_BATCH_ELEMENTS", 0)   # one row per pass
+        m.setattr(row_engine, "_BATCH_ELEMENTS", 0)   # one row per pass
         rows = make()[:].numpy()
     return full, rows
 
 
 def test_full_jacobian_is_one_pass(monkeypatch):
     calls = []
-    real = functional.run_backward
+    real = row_engine.run_backward
 
     def counting(*a, **k):
         calls.append(k.get("batch", 0))
         return real(*a, **k)
 
-    monkeypatch.setattr(functional, "run_backward", counting)
+    monkeypatch.setattr(row_engine, "run_backward", counting)
     W = RNG.standard_normal((6, 5))
     x = leaf(RNG.standard_normal(5))
     J = jacobian(weft.tanh(weft.to_tensor(W) @ x), x)
@@ -169,7 +170,7 @@ def test_partial_rows_then_rest(monkeypatch):
 
 def test_chunked_blocks(monkeypatch):
     # a tiny element budget splits the rows into several blocks
-    monkeypatch.setattr(functional, "_BATCH_ELEMENTS", 25)
+    monkeypatch.setattr(row_engine, "_BATCH_ELEMENTS", 25)
     W = RNG.standard_normal((7, 3))
     x = leaf(RNG.standard_normal(3))
     J = jacobian(weft.exp(weft.to_tensor(W) @ x), x)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..core.args import xp_of
 from ..core.tensor import Tensor
-from . import engine
+from . import engine, hooks
 
 
 def _as_list(v, arg, op=None, allow_none=False):
@@ -168,8 +168,8 @@ def _clear_gradient(self, set_to_zero=True):
 
 
 Tensor.backward = _tensor_backward
-Tensor.register_hook = engine.register_hook
-Tensor.retain_grads = engine.retain_grads
+Tensor.register_hook = hooks.register_hook
+Tensor.retain_grads = hooks.retain_grads
 Tensor.detach = _detach
 Tensor.detach_ = _detach_
 Tensor.clear_grad = _clear_grad

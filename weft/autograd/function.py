@@ -27,9 +27,7 @@ def _float(t):
 
 
 def _cast(t, dtype):
-    from ..ops.cast import cast  # noqa: PLC0415
-
-    return cast(t, dtype)
+    return engine.support.cast(t, dtype)
 
 
 class _NoMaterialise:

@@ -58,3 +58,6 @@ _engine.support.cast = _cast
 _engine.support.zeros = _zeros_for
 _engine.support.reshape = _reshape_exact
 _engine.support.stack = globals()["stack"]
+_engine.support.reshape_op = globals()["reshape"]
+_engine.support.concat = globals()["concat"]
+_engine.support.transpose = globals()["transpose"]

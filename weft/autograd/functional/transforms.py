@@ -1,5 +1,6 @@
-"""``weft.incubate.autograd``: vjp, jvp, flattened lazy Jacobian/Hessian of a function,
-and eager versions of Paddle's prim-mode ``forward_grad``/``grad``.
+"""Function-based autodiff: ``vjp`` and ``jvp`` of a function at given inputs, and the
+lazy Jacobian/Hessian of a function over its flattened inputs and outputs (Paddle's
+``paddle.incubate.autograd``; ``weft.autograd`` exports vjp and jvp too).
 
 Forward mode uses the double-vjp trick: for a dummy cotangent ``u`` that requires
 grad, ``vjp(u) = J^T u`` is linear in ``u``, so the gradient of ``<vjp(u), v>`` with
@@ -15,14 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.api import _as_list
-from ...autograd.api import grad as _grad
-from ...autograd.functional import _Rows, _row_ids, _zeros_of
-from ...core.tensor import Tensor
-from ...ops import cast, concat, reshape
 from ...core.args import xp_of
-
-_prim = [False]
+from ...core.tensor import Tensor
+from ..api import _as_list
+from ..api import grad as _grad
+from ..engine import support
+from .rows import _expand_index, _row_ids, _Rows, _zeros_of
 
 
 # ----------------------------------------------------------------------------------
@@ -70,7 +69,7 @@ def _check_v(v, refs):
         if e.shape != r.shape:
             raise RuntimeError(f"The v[{i}] has invalid shape: should be {r.shape} but got "
                                f"{e.shape}.")
-        out.append(e if e._data.dtype == r._data.dtype else cast(e, r._data.dtype))
+        out.append(e if e._data.dtype == r._data.dtype else support.cast(e, r._data.dtype))
     return out
 
 
@@ -132,7 +131,7 @@ def vjp(func, xs, v=None):
 
     >>> import weft
     >>> x = weft.ones([2, 2])
-    >>> out, g = weft.incubate.autograd.vjp(lambda x: x @ x, x)
+    >>> out, g = weft.autograd.vjp(lambda x: x @ x, x)
     >>> g.tolist()
     [[4.0, 4.0], [4.0, 4.0]]
     """
@@ -154,7 +153,7 @@ def jvp(func, xs, v=None):
     >>> import weft
     >>> x = weft.ones([2, 2])
     >>> v = weft.to_tensor([[1.0, 0.0], [0.0, 0.0]])
-    >>> out, t = weft.incubate.autograd.jvp(lambda x: x @ x, x, v)
+    >>> out, t = weft.autograd.jvp(lambda x: x @ x, x, v)
     >>> t.tolist()
     [[2.0, 1.0], [1.0, 0.0]]
     """
@@ -173,8 +172,9 @@ def jvp(func, xs, v=None):
 
 def _flat(ts, batched, b):
     # explicit sizes: -1 cannot be inferred for an empty batch
-    parts = [reshape(t, [b, int(np.prod(t.shape[1:]))] if batched else [-1]) for t in ts]
-    return parts[0] if len(parts) == 1 else concat(parts, axis=-1)
+    parts = [support.reshape_op(t, [b, int(np.prod(t.shape[1:]))] if batched else [-1])
+             for t in ts]
+    return parts[0] if len(parts) == 1 else support.concat(parts, axis=-1)
 
 
 def _batch(ts, what, op):
@@ -237,8 +237,6 @@ class Jacobian:
         return self._shape
 
     def __getitem__(self, idx):
-        from ...autograd.functional import _expand_index  # noqa: PLC0415
-
         full = _expand_index(idx, len(self._shape))
         if full is None:
             return self[:][idx]
@@ -247,7 +245,7 @@ class Jacobian:
         if ids:
             # one batched pass for all missing rows, then one slice per x
             parts = [self._rows.part(j, ids, axis) for j in range(len(self._rows.xs))]
-            sub = parts[0] if len(parts) == 1 else concat(parts, axis=-1)
+            sub = parts[0] if len(parts) == 1 else support.concat(parts, axis=-1)
         else:
             shape = list(self._shape)
             shape[axis] = 0
@@ -294,79 +292,4 @@ class Hessian(Jacobian):
         self._init_rows(gradient, xl, b, n)
 
 
-# ----------------------------------------------------------------------------------
-# eager versions of the prim-mode APIs
-
-
-def forward_grad(outputs, inputs, grad_inputs=None):
-    """Forward-mode derivative of the already-computed ``outputs`` along ``grad_inputs``.
-
-    ``outputs`` must have been recorded (grad mode on, computed from ``inputs`` with
-    ``stop_gradient=False``). ``grad_inputs``: tangents shaped like ``inputs`` (None
-    means ones). Returns tangents shaped like ``outputs`` (a Tensor or a list).
-
-    >>> import weft
-    >>> x = weft.to_tensor([1.0, 2.0], stop_gradient=False)
-    >>> y = x * x
-    >>> weft.incubate.autograd.forward_grad(y, x).tolist()
-    [2.0, 4.0]
-    """
-    ys, yseq = _as_list(outputs, "outputs", "forward_grad")
-    xs, _ = _as_list(inputs, "inputs", "forward_grad")
-    for i, x in enumerate(xs):
-        if x.stop_gradient:
-            raise ValueError(f"forward_grad: inputs[{i}] has stop_gradient=True, so no recorded "
-                             "output can depend on it")
-    for i, y in enumerate(ys):
-        if y.stop_gradient:
-            raise ValueError(f"forward_grad: outputs[{i}] was not recorded for differentiation "
-                             "(stop_gradient=True); compute it with grad mode on from inputs "
-                             "with stop_gradient=False")
-    vl, _ = _as_list(grad_inputs, "grad_inputs", "forward_grad", allow_none=True)
-    if vl is None:
-        vl = [_ones(x) for x in xs]
-    else:
-        if len(vl) != len(xs):
-            raise ValueError(f"forward_grad: grad_inputs has {len(vl)} entries but inputs has "
-                             f"{len(xs)}")
-        for i, (v, x) in enumerate(zip(vl, xs)):
-            if v.shape != x.shape:
-                raise ValueError(f"forward_grad: grad_inputs[{i}] has shape {v.shape} but "
-                                 f"inputs[{i}] has shape {x.shape}")
-        vl = [v if v._data.dtype == x._data.dtype else cast(v, x._data.dtype)
-              for v, x in zip(vl, xs)]
-    ts = _tangents(ys, xs, vl)
-    return ts if yseq else ts[0]
-
-
-def grad(outputs, inputs, grad_outputs=None):
-    """``weft.grad(outputs, inputs, grad_outputs, allow_unused=True)`` shaped like ``inputs``:
-    a Tensor for a Tensor, a list for a sequence (None where unused).
-
-    >>> import weft
-    >>> x = weft.to_tensor([1.0, 2.0], stop_gradient=False)
-    >>> weft.incubate.autograd.grad((x * x).sum(), x).tolist()
-    [2.0, 4.0]
-    """
-    _, xseq = _as_list(inputs, "inputs", "grad")
-    res = _grad(outputs, inputs, grad_outputs, allow_unused=True)
-    return res if xseq else res[0]
-
-
-def enable_prim():
-    """Turn on the prim flag (weft has no separate primitive mode: results are unchanged)."""
-    _prim[0] = True
-
-
-def disable_prim():
-    """Turn off the prim flag."""
-    _prim[0] = False
-
-
-def prim_enabled():
-    """Whether :func:`enable_prim` was called (last) — informational only."""
-    return _prim[0]
-
-
-__all__ = ["vjp", "jvp", "Jacobian", "Hessian", "forward_grad", "grad", "enable_prim",
-           "disable_prim", "prim_enabled"]
+__all__ = ["vjp", "jvp", "Jacobian", "Hessian"]
