@@ -31,8 +31,8 @@ from ..autograd.engine import Primitive, apply, defvjp
 from ..core.dtype import UnsupportedDtypeError
 from ..core.tensor import Tensor
 from ..core.args import xp_of
-from .creation_extra import diag_embed, tril, triu
-from .linalg_basic import _mm, _mT
+from .creation import diag_embed, tril, triu
+from .products import _mm, _mT
 from .math import where
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.tensor import Tensor
 from . import logic as _l
 from . import math as _m
-from .linalg_basic import matmul
+from .products import matmul
 
 
 def _r(f):

@@ -25,7 +25,7 @@ from ..core.random import default_generator
 from ..core.tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops.decomp import qr_reduced, rank_deficient, svd_thin
-from ..ops.linalg_basic import _mm, _mT
+from ..ops.products import _mm, _mT
 from ..ops.reduction.aggregate import sum as _sum
 from . import _kernels as K
 from .convert import to_sparse_csr

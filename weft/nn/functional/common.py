@@ -13,7 +13,7 @@ from ...core.args import normalize_axes, normalize_axis, tensor_arg, xp_of
 from ...ops._support import binary_operands
 from ...ops.cast import cast
 from ...ops.primitives import take
-from ...ops.linalg_basic import matmul
+from ...ops.products import matmul
 from ...ops.math import abs as _abs
 from ...ops.math import maximum, sqrt
 from ...ops.pad import pad

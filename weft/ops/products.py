@@ -1,41 +1,135 @@
-"""The rest of the matrix-product family: mm, bmm, dot, inner, outer, mv, einsum,
-tensordot, kron, cross, diagonal, cdist.
-
-Most of them are spelled as one ``einsum``, whose vjp is again an einsum: the
-cotangent of operand ``k`` contracts the output cotangent with the (conjugated)
-other operands, so every order of derivative comes for free. Two gaps of that
-recipe are closed with constant operands: a letter repeated within operand ``k``
-(``'ii->i'``) is split into fresh letters tied by an identity matrix, and a letter
-that occurs only in operand ``k`` (summed away inside it) is restored by a vector
-of ones. ``diagonal`` and ``cdist`` have primitives of their own.
-"""
+"""Products and contractions: matmul (and mm, bmm, mv, dot, inner, outer), einsum,
+tensordot, kron, cross, the diagonal view, and pairwise distances (cdist)."""
 from __future__ import annotations
 
 import functools
 import math
 import numbers
+import numpy as np
 import string
 
-import numpy as np
-
-from ..autograd.engine import Primitive, apply, defvjp
+from ..autograd.engine import apply, defbatch, defvjp, Primitive
 from ..core import dtype as _dt
-from ..core.tensor import Tensor
-from .primitives import diagonal as _diagonal
 from ..core.args import check_same_place, normalize_axis, tensor_arg, xp_of
+from ..core.tensor import Tensor
 from ._support import binary_operands, require_float
-from .linalg_basic import check_batch_broadcast, matmul
-from .math import abs as _abs
-from .math import cast_like, cj, sign, where
-from .math import pow as _pow
+from .math import abs as _abs, cast_like, cj, pow as _pow, sign, where
+from .primitives import diagonal as _diagonal
 from .reduction.aggregate import sum as _sum
-from .shape.views import reshape, unsqueeze
-from .shape.views import reshape_exact
+from .shape.views import _transpose, reshape, reshape_exact, unsqueeze
+
+
+def _matmul_fwd(x, y):
+    return np.matmul(x, y)
+
+
+_matmul = Primitive("matmul", _matmul_fwd)
+
+
+def _mT(t):
+    """Swap the last two axes (rules call the primitive: their shapes are known good)."""
+    nd = t.ndim
+    if nd < 2:
+        return t
+    perm = list(range(nd))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return apply(_transpose, t, perm=tuple(perm))
+
+
+def _mm(a, b):
+    return apply(_matmul, a, b)
+
+
+# 1-D operands use vector-matrix products directly (no transposes or reshapes);
+# broadcast batch dimensions are summed by the engine.
+def _matmul_vjp_x(g, ans, x, y):
+    yc = cj(y)
+    if y.ndim == 1:            # (..., n, k) @ (k,): outer product g y^T
+        return reshape_exact(g, g.shape + [1]) * yc if x.ndim > 1 else g * yc
+    if x.ndim == 1:            # (k,) @ (..., k, m) -> (..., m)
+        if y.ndim == 2:
+            return _mm(yc, g)
+        return reshape_exact(_mm(yc, reshape_exact(g, g.shape + [1])), g.shape[:-1] + [y.shape[-2]])
+    return _mm(g, _mT(yc))
+
+
+def _matmul_vjp_y(g, ans, x, y):
+    xc = cj(x)
+    if x.ndim == 1:            # (k,) @ (..., k, m) -> (..., m): outer product x g^T
+        if y.ndim == 1:
+            return g * xc
+        return reshape_exact(xc, [x.shape[0], 1]) * reshape_exact(g, g.shape[:-1] + [1, g.shape[-1]])
+    if y.ndim == 1:            # (..., n, k) @ (k,) -> (..., n): g^T x
+        if x.ndim == 2:
+            return _mm(g, xc)
+        return _mm(reshape_exact(g, g.shape[:-1] + [1, g.shape[-1]]), xc)
+    return _mm(_mT(xc), g)
+
+
+defvjp(_matmul, _matmul_vjp_x, _matmul_vjp_y, save={0: (0, 1), 1: (0, 1)}, save_out=False)
+
+
+def _matmul_bvjp_x(g, ans, x, y):
+    """The x rule for a batch ``g`` of shape ``[B, *out]``: with a 1-D x the plain rule
+    would put g on the wrong side of y (or broadcast B against k)."""
+    if x.ndim > 1:             # the plain rule already broadcasts over g's batch axis
+        return _matmul_vjp_x(g, ans, x, y)
+    yc = cj(y)
+    if y.ndim == 1:            # (k,) @ (k,): g is [B]
+        return reshape_exact(g, g.shape + [1]) * yc
+    if y.ndim == 2:            # [B, m] @ (m, k)
+        return _mm(g, _mT(yc))
+    r = _mm(reshape_exact(g, g.shape[:-1] + [1, g.shape[-1]]), _mT(yc))
+    return reshape_exact(r, r.shape[:-2] + r.shape[-1:])
+
+
+def _matmul_bvjp_y(g, ans, x, y):
+    if x.ndim == 1 and y.ndim == 1:   # g is [B]: one outer product per row
+        return reshape_exact(g, g.shape + [1]) * cj(x)
+    return _matmul_vjp_y(g, ans, x, y)   # broadcasts over g's batch axis
+
+
+defbatch(_matmul, _matmul_bvjp_x, _matmul_bvjp_y)
+
+
+def check_batch_broadcast(x, y, op):
+    """Raise unless the batch dimensions (all but the last two) of ``x`` and ``y``
+    broadcast together."""
+    try:
+        np.broadcast_shapes(tuple(x.shape[:-2]), tuple(y.shape[:-2]))
+    except ValueError:
+        raise ValueError(f"{op}: batch dimensions of {x.shape} and {y.shape} do not "
+                         "broadcast") from None
+
+
+def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
+    """Matrix product with numpy's broadcasting rules (1-D operands are vectors).
+
+    >>> import weft
+    >>> weft.matmul(weft.ones([2, 3]), weft.ones([3])).tolist()
+    [3.0, 3.0]
+    """
+    x = tensor_arg(x, "x", "matmul")
+    y = tensor_arg(y, "y", "matmul")
+    x, y = binary_operands(x, y, "matmul")
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError(f"matmul: x and y must be at least 1-D, got shapes {x.shape} and "
+                         f"{y.shape}")
+    if transpose_x:
+        x = _mT(x)
+    if transpose_y:
+        y = _mT(y)
+    k1 = x.shape[-1]
+    k2 = y.shape[-2] if y.ndim >= 2 else y.shape[0]
+    if k1 != k2:
+        raise ValueError(f"matmul: x's last dimension ({k1}) must equal y's "
+                         f"{'second-to-last' if y.ndim >= 2 else 'only'} dimension ({k2}); "
+                         f"shapes {x.shape} and {y.shape}")
+    check_batch_broadcast(x, y, "matmul")
+    return apply(_matmul, x, y)
+
 
 _LETTERS = string.ascii_letters
-
-# ---------------------------------------------------------------------------------
-# einsum: one primitive per arity, all sharing the forward and the vjp rule
 
 
 def _einsum_fwd(*ops, spec):
@@ -196,10 +290,6 @@ def einsum(equation, *operands, name=None):
                         for i, o in enumerate(operands)], "einsum")
     spec = _parse_einsum(equation, [o._data.shape for o in ops])
     return _einsum_apply(spec, ops)
-
-
-# ---------------------------------------------------------------------------------
-# products built on einsum / matmul
 
 
 def _pair(x, y, op, xa="x", ya="y"):
@@ -465,10 +555,6 @@ def cross(x, y, axis=9, name=None, *, dim=None):
     return _einsum_apply(f"IJK,{term('J')},{term('K')}->{term('I')}", [eps, x, y])
 
 
-# ---------------------------------------------------------------------------------
-# diagonal: a primitive and its adjoint (embedding back), each the other's vjp
-
-
 def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     """Diagonals of the planes spanned by ``axis1`` and ``axis2`` (default: the first two
     axes), as a new last axis; ``offset > 0`` is above the main diagonal.
@@ -488,10 +574,6 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
         raise ValueError(f"diagonal: axis1 and axis2 must differ, got {axis1} and {axis2} "
                          f"for a {x.ndim}-D tensor")
     return _diagonal(x, int(offset), a1, a2)
-
-
-# ---------------------------------------------------------------------------------
-# cdist
 
 
 def _cdist_fwd(x, y, p, use_mm):
@@ -547,7 +629,10 @@ def _cdist_vjp_y(g, ans, x, y, p, use_mm):
 
 
 _cdist = Primitive("cdist", _cdist_fwd)
+
+
 defvjp(_cdist, _cdist_vjp_x, _cdist_vjp_y)
+
 
 _CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                 "donot_use_mm_for_euclid_dist")
@@ -596,8 +681,5 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     return apply(_cdist, x, y, p=p, use_mm=use_mm)
 
 
-__all__ = ["mm", "bmm", "dot", "inner", "outer", "mv", "einsum", "tensordot", "kron", "cross",
-           "diagonal", "cdist"]
-__tensor_methods__ = {"mm": mm, "bmm": bmm, "dot": dot, "inner": inner, "outer": outer,
-                      "mv": mv, "tensordot": tensordot, "kron": kron, "cross": cross,
-                      "diagonal": diagonal, "cdist": cdist}
+__all__ = ["matmul", "mm", "bmm", "dot", "inner", "outer", "mv", "einsum", "tensordot", "kron", "cross", "diagonal", "cdist"]
+__tensor_methods__ = {"matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "inner": inner, "outer": outer, "mv": mv, "tensordot": tensordot, "kron": kron, "cross": cross, "diagonal": diagonal, "cdist": cdist}
