@@ -174,3 +174,14 @@ def move_array(a, place):
         with cp.cuda.Device(place.device_id):
             return cp.asarray(a)
     return a.get()
+
+
+def special_module(a):
+    """``scipy.special`` for host arrays and scalars, ``cupyx.scipy.special`` for CuPy ones."""
+    if type(a) is np.ndarray or not hasattr(a, "__cuda_array_interface__"):
+        import scipy.special as sp  # noqa: PLC0415  (kept out of ``import weft``)
+
+        return sp
+    import cupyx.scipy.special as csp  # noqa: PLC0415
+
+    return csp

@@ -247,3 +247,15 @@ def is_tensor(x):
     """True for weft Tensors (dense or sparse)."""
     return isinstance(x, Tensor)
 
+
+
+def add_methods(cls, methods):
+    """Attach ``methods`` (a dict name -> function) to ``cls``.
+
+    The one way weft's packages give ``Tensor`` (and the sparse tensor types) their
+    methods and operators: each op family lists them in a ``__tensor_methods__`` dict
+    next to its ``__all__``, and the package that owns the family attaches the dicts
+    when it loads, so a method is always the same function as its op.
+    """
+    for name, fn in methods.items():
+        setattr(cls, name, fn)

@@ -27,7 +27,7 @@ from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from ..core.args import check_same_place, tensor_arg
 from ..ops.primitives import take
-from ..ops.math import reciprocal
+from ..ops.math.ufuncs import reciprocal
 from ..ops.shape.views import reshape_exact
 from . import _kernels as K
 

@@ -1,43 +1,46 @@
-"""Dense ops: each family module lists its public functions in ``__all__`` and the
-Tensor methods it provides in ``__tensor_methods__``; this package gathers both."""
+"""Dense ops, one module or subpackage per family. Each family lists its public functions
+in ``__all__`` and the Tensor methods it provides in ``__tensor_methods__``; this package
+re-exports the first and attaches the second (``weft.core.tensor.add_methods``).
+
+``primitives`` holds the gather/scatter primitives the families share; ``decomp`` the
+factorisations that ``weft.sparse.pca_lowrank`` differentiates through.
+"""
 from __future__ import annotations
 
-import importlib
-
 from ..autograd import engine as _engine
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, add_methods
+# the family modules first: a star import below rebinds a name that is both (`cast`)
+from . import cast as _cast_f, creation as _creation_f, indexing as _indexing_f
+from . import inplace as _inplace_f, logic as _logic_f, math as _math_f
+from . import operators as _operators_f, products as _products_f
+from . import random as _random_f, reduction as _reduction_f, shape as _shape_f
+from . import sorting as _sorting_f, special as _special_f
 
-# order matters only for name clashes: later families win
-_FAMILIES = [
-    "cast", "shape", "math", "logic", "creation", "products",
-    "special", "elementwise", "reduction", "shape_extra", "indexing", "sorting",
-    "random", "pad",
-]
+from .cast import *  # noqa: F401,F403
+from .creation import *  # noqa: F401,F403
+from .indexing import *  # noqa: F401,F403
+from .inplace import *  # noqa: F401,F403
+from .logic import *  # noqa: F401,F403
+from .math import *  # noqa: F401,F403
+from .products import *  # noqa: F401,F403
+from .random import *  # noqa: F401,F403
+from .reduction import *  # noqa: F401,F403
+from .shape import *  # noqa: F401,F403
+from .sorting import *  # noqa: F401,F403
+from .special import *  # noqa: F401,F403
 
-__all__ = []
-_methods = {}
-for _name in _FAMILIES:
-    try:
-        _mod = importlib.import_module(f"{__name__}.{_name}")
-    except ModuleNotFoundError as _e:
-        if _e.name != f"{__name__}.{_name}":
-            raise
-        continue  # a family not written yet
-    for _n in _mod.__all__:
-        globals()[_n] = getattr(_mod, _n)
-    __all__ += [n for n in _mod.__all__ if n not in __all__]
-    _methods.update(getattr(_mod, "__tensor_methods__", {}))
+_FAMILIES = (_cast_f, _shape_f, _math_f, _logic_f, _reduction_f, _creation_f, _products_f,
+             _special_f, _inplace_f, _indexing_f, _sorting_f, _random_f, _operators_f)
+__all__ = [n for fam in _FAMILIES for n in fam.__all__]
+for _fam in _FAMILIES:
+    add_methods(Tensor, _fam.__tensor_methods__)
+del _fam
 
-for _n, _f in _methods.items():
-    setattr(Tensor, _n, _f)
-
-from . import operators as _operators  # noqa: E402,F401  (binds +, -, *, [], ...)
-
-from .cast import cast as _cast  # noqa: E402
-from .creation import zeros as _zeros  # noqa: E402
-from .math import real as _real  # noqa: E402
-from .reduction.aggregate import sum_to_shape as _sum_to_shape  # noqa: E402
-from .shape.views import reshape_exact as _reshape_exact  # noqa: E402
+from .cast import cast as _cast
+from .creation import zeros as _zeros
+from .math.ufuncs import real as _real
+from .reduction.aggregate import sum_to_shape as _sum_to_shape
+from .shape.views import reshape_exact as _reshape_exact
 
 
 def _zeros_for(shape, dtype, node):

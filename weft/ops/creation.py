@@ -482,7 +482,7 @@ def assign(x, output=None):
         if old.stop_gradient:
             return new
         # the old value of output no longer matters: it gets a zero gradient
-        from .math import where  # noqa: PLC0415
+        from .math.ufuncs import where  # noqa: PLC0415
 
         return where(Tensor._wrap(xp_of(old).asarray(True)), new, old)
 

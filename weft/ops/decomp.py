@@ -33,7 +33,7 @@ from ..core.tensor import Tensor
 from ..core.args import xp_of
 from .creation import diag_embed, tril, triu
 from .products import _mm, _mT
-from .math import where
+from .math.ufuncs import where
 
 
 def _check(x, op, arg="x"):

@@ -13,7 +13,7 @@ from ..core import dtype as _dt
 from ..core.args import check_same_place, normalize_axis, tensor_arg, xp_of
 from ..core.tensor import Tensor
 from ._support import binary_operands, require_float
-from .math import abs as _abs, cast_like, cj, pow as _pow, sign, where
+from .math.ufuncs import abs as _abs, cast_like, cj, pow as _pow, sign, where
 from .primitives import diagonal as _diagonal
 from .reduction.aggregate import sum as _sum
 from .shape.views import _transpose, reshape, reshape_exact, unsqueeze

@@ -504,7 +504,7 @@ def _fill_(x, draw, op, dtypes="f", seed=0):
                                np.dtype(np.float32)), d)
         if old.stop_gradient:
             return new
-        from .math import where  # noqa: PLC0415
+        from .math.ufuncs import where  # noqa: PLC0415
 
         with _rng.device_guard(_place_of(x)):
             return where(Tensor._wrap(xp_of(x).asarray(True)), new, old)

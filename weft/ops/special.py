@@ -19,20 +19,11 @@ from ..autograd.engine import Primitive, apply, defvjp
 from ..core.tensor import Tensor
 from ..core.args import tensor_arg
 from ._support import binary_operands, require_float
-from .math import cos, exp, sign, where
+from ..core.place import special_module
+from .math.functions import xlogy
+from .math.ufuncs import cos, exp, sign, where
 
 _ndarray = np.ndarray
-
-
-def special_module(a):
-    """``scipy.special`` for host arrays and scalars, ``cupyx.scipy.special`` for CuPy ones."""
-    if type(a) is _ndarray or not hasattr(a, "__cuda_array_interface__"):
-        import scipy.special as sp  # noqa: PLC0415  (kept out of ``import weft``)
-
-        return sp
-    import cupyx.scipy.special as csp  # noqa: PLC0415
-
-    return csp
 
 
 def _like(out, x):
@@ -160,7 +151,6 @@ def _sum_digamma(x, p):
 
 def _gamma_density(x, y):
     """``y**(x-1) exp(-y) / Gamma(x)``: d/dy of the regularized lower incomplete gamma."""
-    from .elementwise import xlogy  # noqa: PLC0415  (elementwise imports this module)
 
     # xlogy keeps the x == 1, y == 0 corner at exp(0) = 1 instead of 0 * -inf
     return exp(xlogy(x - 1, y) - y - lgamma(x))

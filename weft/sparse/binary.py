@@ -30,7 +30,7 @@ import numpy as np
 from .. import _C
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, add_methods
 from . import _kernels as K
 from .convert import (_batched_crows, _crows_from_rows, _global_crows, _prod, coalesce, coo_linear,
                       csr_linear, values)
@@ -503,19 +503,20 @@ def _rdensify(what):
 def install_elementwise_methods():
     """``x + y``, ``x - y``, ``x * y``, ``x / y``, ``-x``, ``2.0 * x``, ``x.prune()`` and
     the named methods (``x.add(y)`` ...) on both sparse tensor types."""
-    from .unary import neg as _neg  # noqa: PLC0415
+    from .unary import neg as _neg  # noqa: PLC0415  (unary builds on this module)
 
+    def neg(self, name=None):
+        return _neg(self)
+
+    methods = {"__add__": _add_method, "add": _add_method, "__sub__": _sub_method,
+               "subtract": _sub_method, "__mul__": _mul_method, "multiply": _mul_method,
+               "__truediv__": _div_method, "divide": _div_method, "__rmul__": _rmul_method,
+               "__radd__": _rdensify("number + sparse"),
+               "__rsub__": _rdensify("number - sparse"),
+               "__rtruediv__": _rdensify("number / sparse"),
+               "__neg__": neg, "neg": neg, "prune": prune}
     for cls in (SparseCooTensor, SparseCsrTensor):
-        cls.__add__ = cls.add = _add_method
-        cls.__sub__ = cls.subtract = _sub_method
-        cls.__mul__ = cls.multiply = _mul_method
-        cls.__truediv__ = cls.divide = _div_method
-        cls.__rmul__ = _rmul_method
-        cls.__radd__ = _rdensify("number + sparse")
-        cls.__rsub__ = _rdensify("number - sparse")
-        cls.__rtruediv__ = _rdensify("number / sparse")
-        cls.__neg__ = cls.neg = lambda self, name=None: _neg(self)
-        cls.prune = prune
+        add_methods(cls, methods)
 
 
 __all__ = ["add", "subtract", "multiply", "divide", "prune"]

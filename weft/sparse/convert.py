@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, add_methods
 from ..ops.primitives import copy, index_add_zeros, take
 from . import _kernels as K
 from .tensor import (SparseCooTensor, SparseCsrTensor, SparseLayoutError,
@@ -477,16 +477,12 @@ def _dense_dense_dim(self):
 
 def install_tensor_methods():
     """Sparse-related methods on dense Tensors (the sparse classes override them)."""
-    Tensor.to_sparse_coo = _dense_to_sparse_coo_method
-    Tensor.to_sparse_csr = _dense_to_sparse_csr_method
-    Tensor.to_dense = _dense_to_dense_method
-    Tensor.values = _dense_values_method
-    Tensor.indices = _dense_layout_error("indices")
-    Tensor.crows = _dense_layout_error("crows")
-    Tensor.cols = _dense_layout_error("cols")
-    Tensor.nnz = _dense_layout_error("nnz")
-    Tensor.sparse_dim = _dense_sparse_dim
-    Tensor.dense_dim = _dense_dense_dim
+    add_methods(Tensor, {
+        "to_sparse_coo": _dense_to_sparse_coo_method, "to_sparse_csr": _dense_to_sparse_csr_method,
+        "to_dense": _dense_to_dense_method, "values": _dense_values_method,
+        "indices": _dense_layout_error("indices"), "crows": _dense_layout_error("crows"),
+        "cols": _dense_layout_error("cols"), "nnz": _dense_layout_error("nnz"),
+        "sparse_dim": _dense_sparse_dim, "dense_dim": _dense_dense_dim})
 
 
 __all__ = ["to_dense", "to_sparse_coo", "to_sparse_csr", "coalesce", "values"]

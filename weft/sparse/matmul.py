@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _C
 from ..autograd.engine import Primitive, apply, defvjp
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, add_methods
 from . import _kernels as K
 from .convert import _global_crows, to_sparse_csr, values
 from .tensor import SparseCooTensor, SparseCsrTensor, UnsupportedDtypeError, _SparseBase
@@ -113,7 +113,7 @@ _SDDMM = Primitive("sparse_sddmm", _sddmm_fwd)
 
 
 def _cj(t):
-    from ..ops.math import cj  # noqa: PLC0415
+    from ..ops.math.ufuncs import cj  # noqa: PLC0415
 
     return cj(values(t) if isinstance(t, _SparseBase) else t)
 
@@ -321,11 +321,10 @@ def _mv_method(self, vec, name=None):
 
 def install_sparse_methods():
     """``x @ y``, ``x.matmul(y)`` and ``x.mv(vec)`` on the sparse tensor types."""
+    methods = {"__matmul__": _matmul_method, "__rmatmul__": _rmatmul_method,
+               "matmul": _matmul_method, "mv": _mv_method}
     for cls in (SparseCooTensor, SparseCsrTensor):
-        cls.__matmul__ = _matmul_method
-        cls.__rmatmul__ = _rmatmul_method
-        cls.matmul = _matmul_method
-        cls.mv = _mv_method
+        add_methods(cls, methods)
 
 
 __all__ = ["matmul", "mv"]

@@ -217,7 +217,7 @@ class _SparseBase(Tensor):
 
     def _add_grad(self, a, b):
         """``a + b`` for two gradients of this tensor (both of its pattern)."""
-        from ..ops.math import add  # noqa: PLC0415
+        from ..ops.math.ufuncs import add  # noqa: PLC0415
 
         return self._grad_from_values(add(_values_view(a), _values_view(b)))
 

@@ -18,26 +18,26 @@ from __future__ import annotations
 import numbers
 
 from ..core import dtype as _dt
+from ..ops import math as _dense
+from ..ops.cast import cast
 from .convert import coalesce, values
 from .structural import _sparse_arg
 from .tensor import SparseCooTensor
 
-# (name, module of the dense op, integers cast to the default float dtype?, linear?)
+# (name of the dense op in weft.ops.math, integers cast to the default float dtype?, linear?)
 _TABLE = (
-    ("sin", "math", True, False), ("tan", "math", True, False), ("asin", "math", True, False),
-    ("atan", "math", True, False), ("sinh", "math", True, False), ("tanh", "math", True, False),
-    ("asinh", "math", True, False), ("atanh", "math", True, False),
-    ("sqrt", "math", True, False), ("square", "math", False, False),
-    ("log1p", "math", True, False), ("abs", "math", False, False), ("neg", "math", False, True),
-    ("deg2rad", "elementwise", True, True), ("rad2deg", "elementwise", True, True),
-    ("expm1", "math", True, False),
+    ("sin", True, False), ("tan", True, False), ("asin", True, False),
+    ("atan", True, False), ("sinh", True, False), ("tanh", True, False),
+    ("asinh", True, False), ("atanh", True, False),
+    ("sqrt", True, False), ("square", False, False),
+    ("log1p", True, False), ("abs", False, False), ("neg", False, True),
+    ("deg2rad", True, True), ("rad2deg", True, True),
+    ("expm1", True, False),
 )
 
 
-def _dense_op(module, name):
-    import importlib  # noqa: PLC0415
-
-    return getattr(importlib.import_module(f"weft.ops.{module}"), name)
+def _dense_op(name):
+    return getattr(_dense, name)
 
 
 def _stored_values(x, op, to_float, linear):
@@ -49,16 +49,14 @@ def _stored_values(x, op, to_float, linear):
         x = coalesce(x)
     v = values(x)
     if to_float and v._data.dtype.kind in "iub":
-        from ..ops.cast import cast  # noqa: PLC0415
-
         v = cast(v, _dt.get_default_dtype())
     return x, v
 
 
-def _make(name, module, to_float, linear):
+def _make(name, to_float, linear):
     def f(x, name=None):
         x, v = _stored_values(x, f.__name__, to_float, linear)
-        return x._with_values(_dense_op(module, f.__name__)(v))
+        return x._with_values(_dense_op(f.__name__)(v))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (
@@ -95,9 +93,7 @@ def pow(x, factor, name=None):
     if not isinstance(factor, numbers.Real) or isinstance(factor, bool):
         raise TypeError(f"pow: factor must be an int or a float, got {type(factor).__name__}")
     x, v = _stored_values(x, "pow", not isinstance(factor, numbers.Integral), factor == 1)
-    from ..ops.math import pow as dense_pow  # noqa: PLC0415
-
-    return x._with_values(dense_pow(v, factor))
+    return x._with_values(_dense.pow(v, factor))
 
 
 __all__ = [row[0] for row in _TABLE] + ["pow"]

@@ -21,7 +21,7 @@ from ...nn.initializer import Constant
 from ...nn.layer import Layer, _check_int
 from ...core.args import xp_of
 from ...ops.indexing.gathering import index_select
-from ...ops.math import exp
+from ...ops.math.ufuncs import exp
 from ...sparse.tensor import SparseCooTensor, SparseCsrTensor
 from ..message_passing import send_u_recv, send_ue_recv, send_uv
 

@@ -17,7 +17,7 @@ from ...autograd.engine import Primitive, apply, defvjp
 from ...core.tensor import Tensor
 from ...core.args import dtype_arg, normalize_axis, tensor_arg
 from ...ops.cast import cast
-from ...ops.math import exp, sigmoid, tanh, where  # noqa: F401  (sigmoid, tanh re-exported)
+from ...ops.math.ufuncs import exp, sigmoid, tanh, where  # noqa: F401  (sigmoid, tanh re-exported)
 from ...ops.reduction.aggregate import sum as _sum
 from ...ops.special import erf, special_module
 from ._util import float_arg, real_number

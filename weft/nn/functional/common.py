@@ -14,8 +14,8 @@ from ...ops._support import binary_operands
 from ...ops.cast import cast
 from ...ops.primitives import take
 from ...ops.products import matmul
-from ...ops.math import abs as _abs
-from ...ops.math import maximum, sqrt
+from ...ops.math.ufuncs import abs as _abs
+from ...ops.math.ufuncs import maximum, sqrt
 from ...ops.pad import pad
 from ...ops.reduction.aggregate import sum as _sum
 from ...ops.reduction.aggregate import amax

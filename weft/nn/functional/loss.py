@@ -14,8 +14,8 @@ from ...autograd.engine import Primitive, apply, defvjp
 from ...core.tensor import Tensor
 from ...core.args import normalize_axis, xp_of
 from ...ops.cast import cast
-from ...ops.math import abs as _abs
-from ...ops.math import exp, log, maximum, where
+from ...ops.math.ufuncs import abs as _abs
+from ...ops.math.ufuncs import exp, log, maximum, where
 from ...ops.reduction.aggregate import mean as _mean
 from ...ops.reduction.aggregate import sum as _sum
 from ...ops.primitives import take_along

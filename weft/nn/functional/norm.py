@@ -11,7 +11,7 @@ import numbers
 from ...core.tensor import Tensor
 from ...core.args import xp_of
 from ...ops.cast import cast
-from ...ops.math import rsqrt
+from ...ops.math.ufuncs import rsqrt
 from ...ops.reduction.aggregate import mean as _mean
 from ...ops.shape.views import reshape
 from ._util import float_arg, real_number

@@ -8,7 +8,7 @@ from ...autograd.engine import apply, defvjp, Primitive
 from ...autograd.inplace import inplace
 from ...core.args import check_same_place, normalize_axis, shape_arg, tensor_arg
 from ...core.tensor import Tensor
-from ..math import where
+from ..math.ufuncs import where
 from ..shape.views import broadcast_to, reshape_exact
 from .gathering import (_along_args, _along_lin, _broadcast_pair, _checked, _fits, _mask_arg,
                      _nd_index, _prod, _row_index)

@@ -9,7 +9,7 @@ from ...core.args import dtype_arg, xp_of
 from ...core.tensor import Tensor
 from ..cast import cast
 from ..primitives import put_along_add, take_along
-from ..math import cj
+from ..math.ufuncs import cj
 from ..shape.views import flip_axes
 
 

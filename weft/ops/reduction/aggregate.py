@@ -12,7 +12,7 @@ from ...core.args import (accept_aliases, dtype_arg, normalize_axes, normalize_a
 from ...core.tensor import Tensor
 from ..cast import cast
 from ..logic import isnan
-from ..math import cj, conj, exp, real, sqrt, where
+from ..math.ufuncs import cj, conj, exp, real, sqrt, where
 from ..shape.views import broadcast_to, reshape, transpose
 from ..shape.views import reshape_exact
 from ._helpers import (_arr, _cast_dtype, _cumprod_p, _flip, _float_input, _INT_KINDS, _keepdim,

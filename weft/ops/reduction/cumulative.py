@@ -10,7 +10,7 @@ from ...core import dtype as _dt
 from ...core.args import accept_aliases, dtype_arg, normalize_axis, tensor_arg, xp_of
 from ...core.tensor import Tensor
 from ..cast import cast
-from ..math import exp, where
+from ..math.ufuncs import exp, where
 from ..shape.views import broadcast_to, reshape
 from ._helpers import (_cast_dtype, _cumprod_p, _cumsum_p, _float_input, _index_add,
                        _no_complex, _pad, _pad_fwd, _rev_cumsum, _revscan_p, _running,

@@ -11,7 +11,7 @@ from ...core.args import accept_aliases, normalize_axes, normalize_axis, tensor_
 from ...core.tensor import Tensor
 from .._support import binary_operands
 from ..cast import cast
-from ..math import abs as _abs, sgn, where
+from ..math.ufuncs import abs as _abs, sgn, where
 from ..shape.views import reshape, transpose
 from ._helpers import (_arr, _float_input, _keepdim, _kept_shape, _out_shape, _reduced_size,
                        _wrap_const)

@@ -12,11 +12,11 @@ import math
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defbatch, defvjp
-from ..core import dtype as _dt
-from ..core.tensor import Tensor
-from ..core.args import check_same_place, tensor_arg, xp_of
-from ._support import binary_operands, require_float
+from ...autograd.engine import Primitive, apply, defbatch, defvjp
+from ...core import dtype as _dt
+from ...core.tensor import Tensor
+from ...core.args import check_same_place, tensor_arg, xp_of
+from .._support import binary_operands, require_float
 
 # ---------------------------------------------------------------------------------
 # forward primitives
