@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.args import xp_of
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, add_methods
 from . import engine, hooks
 
 
@@ -167,10 +167,6 @@ def _clear_gradient(self, set_to_zero=True):
     _clear_grad(self, set_to_zero)
 
 
-Tensor.backward = _tensor_backward
-Tensor.register_hook = hooks.register_hook
-Tensor.retain_grads = hooks.retain_grads
-Tensor.detach = _detach
-Tensor.detach_ = _detach_
-Tensor.clear_grad = _clear_grad
-Tensor.clear_gradient = _clear_gradient
+add_methods(Tensor, {"backward": _tensor_backward, "register_hook": hooks.register_hook,
+                     "retain_grads": hooks.retain_grads, "detach": _detach, "detach_": _detach_,
+                     "clear_grad": _clear_grad, "clear_gradient": _clear_gradient})
