@@ -8,6 +8,7 @@ import importlib as _importlib
 from .api import backward, grad
 from .engine import GraphFreedError
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .registry import PrimitiveRules, rules
 
 # Not lazy: the subpackage weft.autograd.gradcheck has the function's name, and the
 # import system binds a package's attribute to a submodule when it first loads it.
@@ -23,7 +24,7 @@ _LAZY = {
 }
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
-           "is_grad_enabled", "GraphFreedError", "gradcheck", "gradgradcheck", "GradcheckError",
+           "is_grad_enabled", "GraphFreedError", "rules", "PrimitiveRules", "gradcheck", "gradgradcheck", "GradcheckError",
            *_LAZY]
 
 

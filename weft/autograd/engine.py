@@ -21,6 +21,7 @@ import threading
 import numpy as np
 
 from ..core.tensor import Tensor
+from . import registry as _registry
 from .grad_mode import mode
 
 _ndarray = np.ndarray
@@ -42,9 +43,9 @@ class Primitive:
     """
 
     __slots__ = ("name", "fwd", "vjps", "save", "save_out", "n_out", "jvp", "view", "bvjps",
-                 "__weakref__")
+                 "family", "__weakref__")
 
-    def __init__(self, name, fwd, n_out=1, view=False):
+    def __init__(self, name, fwd, n_out=1, view=False, *, family=False, register=True):
         self.name = name
         self.fwd = fwd
         self.vjps = ()
@@ -57,6 +58,10 @@ class Primitive:
         self.view = view
         # rules for a batch of cotangents (see defbatch); None: rows one by one
         self.bvjps = None
+        # one primitive per arity under one name (concat, stack, einsum ...)
+        self.family = family
+        if register:  # weft's own primitives; not the per-call nodes of user PyLayers
+            _registry.register(self, family)
 
     def __repr__(self):
         return f"<primitive {self.name}>"

@@ -286,7 +286,7 @@ class PyLayer:
         bw = _Backward(cls, ctx, tuple((o._data.shape, o._data.dtype, _xp(o)) for o in touts),
                        len(inputs), arg_pos, len(args))
         bw.expected = sum(1 for t in inputs if not t.stop_gradient and _float(t))
-        prim = engine.Primitive(cls.__name__, None, n_out=len(touts))
+        prim = engine.Primitive(cls.__name__, None, n_out=len(touts), register=False)
         prim.vjps = tuple(_input_rule(bw, i) for i in range(len(inputs)))
         prim.save = ()
         prim.save_out = False
@@ -356,7 +356,7 @@ def _poisoned(r, sources, name):
         raise RuntimeError(f"{name} is decorated with once_differentiable, so its results "
                            "cannot be differentiated again")
 
-    prim = engine.Primitive(f"{name} (once_differentiable)", None)
+    prim = engine.Primitive(f"{name} (once_differentiable)", None, register=False)
     prim.vjps = tuple(refuse for _ in sources)
     prim.save = ()
     prim.save_out = False

@@ -147,7 +147,7 @@ _EINSUM_PRIMS = {}
 def _einsum_prim(n):
     p = _EINSUM_PRIMS.get(n)
     if p is None:
-        p = Primitive("einsum", _einsum_fwd)
+        p = Primitive("einsum", _einsum_fwd, family=True)
         defvjp(p, *[functools.partial(_einsum_vjp, k) for k in range(n)], save_out=False)
         _EINSUM_PRIMS[n] = p
     return p
@@ -680,6 +680,10 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
         compute_mode == _CDIST_MODES[0] and (x.shape[-2] > 25 or y.shape[-2] > 25)))
     return apply(_cdist, x, y, p=p, use_mm=use_mm)
 
+
+
+# declared when the module loads, so weft.autograd.rules() lists it
+_einsum_prim(1)
 
 __all__ = ["matmul", "mm", "bmm", "dot", "inner", "outer", "mv", "einsum", "tensordot", "kron", "cross", "diagonal", "cdist"]
 __tensor_methods__ = {"matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "inner": inner, "outer": outer, "mv": mv, "tensordot": tensordot, "kron": kron, "cross": cross, "diagonal": diagonal, "cdist": cdist}

@@ -60,7 +60,8 @@ def _axis_index(axis, sl):
 @functools.lru_cache(maxsize=512)
 def _concat_prim(n):
     """The concat primitive for ``n`` inputs (the engine wants one vjp per input)."""
-    p = Primitive("concat", lambda *xs, axis, offsets: np.concatenate(xs, axis=axis))
+    p = Primitive("concat", lambda *xs, axis, offsets: np.concatenate(xs, axis=axis),
+                  family=True)
 
     def rule(i):
         return lambda g, ans, *xs, axis, offsets: take(
@@ -82,7 +83,7 @@ def _concat(ts, axis):
 
 @functools.lru_cache(maxsize=512)
 def _stack_prim(n):
-    p = Primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis))
+    p = Primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis), family=True)
 
     def rule(i):
         return lambda g, ans, *xs, axis: take(g, _axis_index(axis, i))
@@ -120,7 +121,7 @@ def _split_vjp(g, ans, x, axis, bounds, batch=()):
 @functools.lru_cache(maxsize=512)
 def _split_prim(k):
     p = Primitive("split", lambda x, axis, bounds: tuple(
-        x[_axis_index(axis, _pyslice(a, b))].copy() for a, b in bounds), n_out=k)
+        x[_axis_index(axis, _pyslice(a, b))].copy() for a, b in bounds), n_out=k, family=True)
     defvjp(p, _split_vjp, save=(), save_out=False)
     return defbatch(p, lambda g, ans, x, axis, bounds:
                     _split_vjp(g, ans, x, axis, bounds, batch=g[0].shape[:1]))
@@ -129,7 +130,7 @@ def _split_prim(k):
 @functools.lru_cache(maxsize=512)
 def _unbind_prim(k):
     p = Primitive("unbind", lambda x, axis: tuple(
-        x[_axis_index(axis, j) + (Ellipsis,)].copy() for j in range(k)), n_out=k)
+        x[_axis_index(axis, j) + (Ellipsis,)].copy() for j in range(k)), n_out=k, family=True)
     defvjp(p, lambda g, ans, x, axis: apply(_stack_prim(len(g)), *g, axis=axis),
            save=(), save_out=False)
     return defbatch(p, lambda g, ans, x, axis: apply(_stack_prim(len(g)), *g, axis=axis + 1))
@@ -531,6 +532,12 @@ def crop(x, shape=None, offsets=None, name=None):
         idx.append(_pyslice(o, o + s))
     return take(x, idx)
 
+
+
+# the arity families are declared when the module loads, so weft.autograd.rules() lists them
+for _k in (2,):
+    _concat_prim(_k), _stack_prim(_k), _split_prim(_k), _unbind_prim(_k)
+del _k
 
 __all__ = ["concat", "stack", "hstack", "vstack", "dstack", "row_stack", "column_stack", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "unbind", "unstack", "slice", "strided_slice", "crop"]
 __tensor_methods__ = {"split": split, "chunk": chunk, "tensor_split": tensor_split, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "unbind": unbind, "unstack": unstack, "slice": slice, "strided_slice": strided_slice, "crop": crop}
