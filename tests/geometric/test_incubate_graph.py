@@ -45,7 +45,7 @@ CASES = [
      lambda: IG.graph_sample_neighbors(t(ROW), t(COLPTR), t([0, 8]))),
     ("graph_reindex", "reindex_graph",
      lambda: IG.graph_reindex(t([0, 1]), t([5, 6]), t([1, 1], "int32"))),
-    ("graph_khop_sampler", "sample_neighbors",
+    ("graph_khop_sampler", "khop_sampler",
      lambda: IG.graph_khop_sampler(t(ROW), t(COLPTR), t([0]), [1])),
 ] + [(f"segment_{r}", f"segment_{r}",
       (lambda r=r: getattr(IG, f"segment_{r}")(t(X, "float32"), t([0, 0, 1]))))
@@ -241,3 +241,16 @@ def test_khop_errors():
         quiet(IG.graph_khop_sampler, row, colptr, t([0]), [2, 1.5])
     with pytest.raises(IndexError, match="row holds node id 12"):
         quiet(IG.graph_khop_sampler, t([12, 1]), t([0, 2, 2]), t([0]), [-1, -1])
+
+
+def test_incubate_khop_sampler_is_the_geometric_one():
+    # the legacy name only warns and delegates: the same seed gives the same sample
+    row, colptr, nodes = t(ROW), t(COLPTR), t([0, 2])
+    weft.seed(7)
+    want = weft.geometric.khop_sampler(row, colptr, nodes, [2, 2])
+    weft.seed(7)
+    with pytest.warns(DeprecationWarning):
+        got = IG.graph_khop_sampler(row, colptr, nodes, [2, 2])
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
