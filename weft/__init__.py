@@ -18,7 +18,7 @@ _policy_given = "OMP_WAIT_POLICY" in _os.environ
 if not _policy_given:
     _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
 try:
-    from . import _C  # noqa: E402, F401
+    from . import _native  # noqa: E402, F401  (loads the extension weft._C)
 finally:
     if not _policy_given:
         del _os.environ["OMP_WAIT_POLICY"]
@@ -66,7 +66,7 @@ def __dir__():
 
 dtype = _np.dtype
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 __all__ = ["Tensor", "is_tensor", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "is_grad_enabled", "CPUPlace", "CUDAPlace", "set_device", "get_device",
            "is_compiled_with_cuda", "get_default_dtype", "set_default_dtype", "bool", "int8",

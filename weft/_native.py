@@ -1,4 +1,5 @@
-"""Thin numpy-facing wrappers over the native module ``weft._C``.
+"""The one door to the compiled extension ``weft._C`` (every package reaches it as
+``weft._native.extension``), and thin numpy-facing wrappers over some of its kernels.
 
 The extension is required: a missing or stale build should fail loudly at
 import time rather than fall back to slow Python loops.  These wrappers accept
@@ -7,11 +8,15 @@ C-contiguous views the kernels take, and leave every dtype, bound and shape
 check to the kernel (which raises before touching memory).
 """
 
+import importlib
+
 import numpy as np
 
-from . import _C
+# By name rather than `from . import _C`: the extension is not Python source, and an
+# import-graph checker would read that line as importing the whole weft package.
+extension = _C = importlib.import_module(f"{__package__}._C")
 
-__all__ = ["index_add_", "get_num_threads", "set_num_threads"]
+__all__ = ["extension", "index_add_", "get_num_threads", "set_num_threads"]
 
 
 def get_num_threads():

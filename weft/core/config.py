@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib
 import platform
 
+from .._version import __version__
 from . import backend as _registry
 from .place import _import_cupy
 
@@ -37,7 +38,6 @@ def show_config(file=None):
     """
     lines = []
     add = lines.append
-    from .. import __version__   # the package's own attribute; read when asked
     add(f"weft {__version__}")
     _native(add)
     add(f"Python {platform.python_version()} ({platform.python_implementation()}), "
@@ -54,7 +54,7 @@ def show_config(file=None):
 
 
 def _native(add):
-    from .. import _C
+    from .._native import extension as _C  # noqa: PLC0415  (loads with weft, not core)
     add("native build (weft._C):")
     info = _C.build_info() if hasattr(_C, "build_info") else None
     threads = _C.get_num_threads()

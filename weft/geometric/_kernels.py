@@ -13,20 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._native import extension as _extension
+
 from ..core import dtype as _dt
 
 # tests set this to run numpy arrays through the array-code (CuPy) path
 force_array_path = False
 
-_C_mod = [None]
-
-
 def _C():
-    if _C_mod[0] is None:
-        from .. import _C as c  # noqa: PLC0415
-
-        _C_mod[0] = c
-    return _C_mod[0]
+    return _extension
 
 
 def native(a):

@@ -21,20 +21,15 @@ import numbers
 
 import numpy as np
 
+from .._native import extension as _extension
+
 from ..core import random as _random
 from ..core.convert import to_array
 from ..core.place import CPU, move_array, place_of_array
 from ..core.tensor import Tensor
 
-_C_mod = [None]
-
-
 def _C():
-    if _C_mod[0] is None:
-        from .. import _C as c  # noqa: PLC0415  (the compiled extension)
-
-        _C_mod[0] = c
-    return _C_mod[0]
+    return _extension
 
 
 def _array_of(x, arg, op):

@@ -14,7 +14,7 @@ from ..autograd.inplace import inplace
 from ..core import dtype as _dt
 from ..core.args import (check_nonneg_shape, dtype_arg, int_arg, normalize_axis, reject_sparse,
                          shape_arg, tensor_arg, xp_of)
-from ..core.convert import to_array
+from ..core.convert import tensor_converter, to_array
 from ..core.place import array_module, current_place, move_array, parse_place
 from ..core.tensor import Tensor
 from .primitives import copy, diag_embed as _diag_embed, diagonal
@@ -34,12 +34,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     >>> weft.to_tensor(2).shape
     []
     """
-    if _is_scipy_sparse(data):
-        from ..sparse import from_scipy  # noqa: PLC0415  (sparse sits above ops)
-
-        t = from_scipy(data, dtype=dtype, place=place)
-        t.stop_gradient = stop_gradient
-        return t
+    convert = tensor_converter(data)  # scipy.sparse input: registered by weft.sparse
+    if convert is not None:
+        return convert(data, dtype, place, stop_gradient)
     if isinstance(data, Tensor) and data.is_sparse():
         t = data.clone() if dtype is None else data.astype(dtype)
         t = t.detach()
@@ -48,15 +45,6 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     t = Tensor._wrap(to_array(data, dtype, place))
     t.stop_gradient = bool(stop_gradient)
     return t
-
-
-def _is_scipy_sparse(x):
-    mod = type(x).__module__
-    if not mod.startswith("scipy.sparse"):
-        return False
-    import scipy.sparse as sp  # noqa: PLC0415
-
-    return sp.issparse(x)
 
 
 def _fill(shape, value, dtype, place, op):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _C
+from .._native import extension as _C
 from ..core.place import array_module, place_of_array
 
 _NATIVE_VALUES = frozenset(np.dtype(d) for d in

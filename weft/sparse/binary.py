@@ -27,7 +27,7 @@ import numbers
 
 import numpy as np
 
-from .. import _C
+from .._native import extension as _C
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor, add_methods

@@ -12,6 +12,7 @@ import numpy as np
 from ..core import dtype as _dt
 from ..core.convert import to_array
 from ..core.place import move_array, parse_place, place_of_array
+from ..core.convert import register_tensor_converter
 from ..core.tensor import Tensor
 from . import _kernels as K
 from .tensor import SparseCooTensor, _new_coo, _new_csr, _SparseBase
@@ -344,3 +345,14 @@ def to_scipy(x, name=None):
 
 
 __all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "from_scipy", "to_scipy"]
+
+
+def _to_tensor(data, dtype, place, stop_gradient):
+    t = from_scipy(data, dtype=dtype, place=place)
+    t.stop_gradient = stop_gradient
+    return t
+
+
+# weft.to_tensor(scipy_matrix) gives a sparse tensor (ops sit below sparse: see
+# weft.core.convert.register_tensor_converter)
+register_tensor_converter(_is_scipy_sparse, _to_tensor)

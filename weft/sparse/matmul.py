@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _C
+from .._native import extension as _C
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.tensor import Tensor, add_methods
 from . import _kernels as K

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _C
+from .._native import extension as _C
 from ..core.tensor import Tensor
 from ..ops.shape.join import _slice_args
 from ..ops.shape._helpers import aliases, int_list

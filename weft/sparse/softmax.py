@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _C
+from .._native import extension as _C
 from ..autograd.engine import Primitive, apply, defvjp
 from . import _kernels as K
 from .convert import _global_crows, gather_rows, scatter_rows, values

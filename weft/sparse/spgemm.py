@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _C
+from .._native import extension as _C
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.tensor import Tensor
 from . import _kernels as K
