@@ -177,6 +177,19 @@ def accept_aliases(f):
     return wrapper
 
 
-__all__ = ["accept_aliases", "xp_of", "tensor_arg", "reject_sparse", "check_same_place", "normalize_axis",
+def real_arg(v, op, arg):
+    """A float given as a Python or numpy real number or a one-element real Tensor (bools
+    are refused); for scalar parameters such as bounds, rates and scales."""
+    if isinstance(v, Tensor):
+        if v.size != 1 or v.dtype.kind not in "iuf":
+            raise TypeError(f"{op}: {arg} must be a real number, got a {v.dtype.name} tensor "
+                            f"of shape {v.shape}")
+        v = v.item()
+    if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{op}: {arg} must be a real number, got {type(v).__name__}")
+    return float(v)
+
+
+__all__ = ["accept_aliases", "real_arg", "xp_of", "tensor_arg", "reject_sparse", "check_same_place", "normalize_axis",
            "normalize_axes", "shape_arg", "check_nonneg_shape", "dtype_arg", "place_arg",
            "as_tensor_arg", "int_arg", "CPU"]

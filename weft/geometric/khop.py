@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import random as _random
-from .sampling import (_C, _bool_arg, common_place, index_arg, same_dtype, sample_size_arg,
+from .sampling import (_C, _bool_arg, common_place, csc_args, index_arg, sample_size_arg,
                        wrap)
 
 
@@ -52,11 +52,7 @@ def khop_sampler(row, colptr, input_nodes, sample_sizes, sorted_eids=None,
                         f"{sample_sizes!r}")
     sizes = [sample_size_arg(s, op, f"sample_sizes[{i}]") for i, s in enumerate(sample_sizes)]
     places = []
-    row_a = index_arg(row, "row", op, places)
-    colptr_a = index_arg(colptr, "colptr", op, places)
-    nodes_a = index_arg(input_nodes, "input_nodes", op, places)
-    same_dtype(row_a, "row", colptr_a, "colptr", op)
-    same_dtype(row_a, "row", nodes_a, "input_nodes", op)
+    row_a, colptr_a, nodes_a = csc_args(row, colptr, input_nodes, op, places)
     for a, arg in ((row_a, "row"), (colptr_a, "colptr"), (nodes_a, "input_nodes")):
         if a.shape[0] == 0:
             raise ValueError(f"{op}: {arg} must not be empty")

@@ -17,7 +17,6 @@ ones for the same seed.
 """
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
@@ -26,6 +25,7 @@ from .._native import extension as _extension
 from ..core import random as _random
 from ..core.convert import to_array
 from ..core.place import CPU, move_array, place_of_array
+from ..core.args import int_arg
 from ..core.tensor import Tensor
 
 def _C():
@@ -90,16 +90,20 @@ def wrap(arr, place):
     return Tensor._wrap(arr if not place.is_gpu else move_array(arr, place))
 
 
+def csc_args(row, colptr, input_nodes, op, places):
+    """``row``, ``colptr`` and ``input_nodes`` as host index arrays of one dtype (their
+    places appended to ``places``)."""
+    row_a = index_arg(row, "row", op, places)
+    colptr_a = index_arg(colptr, "colptr", op, places)
+    nodes_a = index_arg(input_nodes, "input_nodes", op, places)
+    same_dtype(row_a, "row", colptr_a, "colptr", op)
+    same_dtype(row_a, "row", nodes_a, "input_nodes", op)
+    return row_a, colptr_a, nodes_a
+
+
 def sample_size_arg(sample_size, op, arg="sample_size"):
     """An int (Python / numpy int, or a 1-element int Tensor); negative means "all"."""
-    if isinstance(sample_size, Tensor):
-        if sample_size.size != 1 or sample_size.dtype.kind not in "iu":
-            raise TypeError(f"{op}: {arg} must be an int, got a {sample_size.dtype} tensor of "
-                            f"shape {sample_size.shape}")
-        sample_size = sample_size.item()
-    if not isinstance(sample_size, numbers.Integral) or isinstance(sample_size, (bool, np.bool_)):
-        raise TypeError(f"{op}: {arg} must be an int, got {type(sample_size).__name__}")
-    s = int(sample_size)
+    s = int_arg(sample_size, op, arg)
     return -1 if s < 0 else min(s, (1 << 63) - 1)
 
 
@@ -116,11 +120,7 @@ def _sample(op, row, colptr, input_nodes, sample_size, eids, return_eids, perm_b
     if return_eids and eids is None:
         raise ValueError(f"{op}: `eids` should not be None if `return_eids` is True.")
     places = []
-    row_a = index_arg(row, "row", op, places)
-    colptr_a = index_arg(colptr, "colptr", op, places)
-    nodes_a = index_arg(input_nodes, "input_nodes", op, places)
-    same_dtype(row_a, "row", colptr_a, "colptr", op)
-    same_dtype(row_a, "row", nodes_a, "input_nodes", op)
+    row_a, colptr_a, nodes_a = csc_args(row, colptr, input_nodes, op, places)
     if colptr_a.shape[0] == 0:
         raise ValueError(f"{op}: colptr must have num_nodes + 1 >= 1 entries, got an empty tensor")
     k = sample_size_arg(sample_size, op)

@@ -20,7 +20,7 @@ from ..core import dtype as _dt
 from ..core import random as _rng
 from ..core.place import current_place
 from ..core.tensor import Tensor
-from ..core.args import (check_nonneg_shape, check_same_place, dtype_arg, int_arg, shape_arg,
+from ..core.args import (check_nonneg_shape, real_arg, check_same_place, dtype_arg, int_arg, shape_arg,
                          tensor_arg, xp_of)
 
 # ----------------------------------------------------------------------------------
@@ -42,14 +42,7 @@ def _float_dtype(dtype, op, complex_ok=False):
 
 
 def _real(v, op, arg):
-    if isinstance(v, Tensor):
-        if v.size != 1 or v.dtype.kind not in "iuf":
-            raise TypeError(f"{op}: {arg} must be a real number, got a {v.dtype.name} tensor "
-                            f"of shape {v.shape}")
-        v = v.item()
-    if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{op}: {arg} must be a real number, got {type(v).__name__}")
-    v = float(v)
+    v = real_arg(v, op, arg)
     if math.isnan(v):
         raise ValueError(f"{op}: {arg} must not be NaN")
     return v

@@ -1,10 +1,9 @@
 """Argument checks shared by the functional modules."""
 from __future__ import annotations
 
-import numbers
 
 from ...core.tensor import Tensor
-from ...core.args import tensor_arg
+from ...core.args import real_arg, tensor_arg
 from ...ops._support import require_float
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -24,16 +23,7 @@ def float_arg(x, op, arg="x"):
     return require_float(x, op, arg)
 
 
-def real_number(v, op, arg):
-    """A Python float from an int/float (or a one-element real Tensor)."""
-    if isinstance(v, Tensor):
-        if v.size != 1 or v._data.dtype.kind not in "iuf":
-            raise TypeError(f"{op}: {arg} must be a real number, got a {v.dtype.name} tensor "
-                            f"of shape {v.shape}")
-        v = v.item()
-    if not isinstance(v, numbers.Real) or isinstance(v, bool):
-        raise TypeError(f"{op}: {arg} must be a real number, got {type(v).__name__}")
-    return float(v)
+real_number = real_arg  # the name nn's modules use
 
 
 def check_reduction(reduction, op, allowed=_REDUCTIONS):
