@@ -508,7 +508,7 @@ def _trace_ref(x, offset=0, axis1=0, axis2=1):
 
 def _trace_errors(rng):
     yield ErrorInput(SampleInput(make_arg((3,), "float32", rng)), ValueError,
-                     "trace: x must have at least 2 dimensions")
+                     "trace: x must be at least 2-D")
     yield ErrorInput(SampleInput(make_arg((3, 3), "float32", rng), axis1=1, axis2=-1),
                      ValueError, "axis1 and axis2 must differ")
     yield ErrorInput(SampleInput(make_arg((3, 3), "float32", rng), axis2=2), ValueError,

@@ -146,17 +146,21 @@ def as_tensor_arg(x, arg, like=None):
         raise TypeError(f"{arg}: expected a Tensor, got {type(x).__name__} ({e})") from None
 
 
+def _scalar_arg(v, op, arg, tensor_kinds, py_type, what):
+    if isinstance(v, Tensor):
+        if v.size != 1 or v.dtype.kind not in tensor_kinds:
+            raise TypeError(f"{op}: {arg} must be {what}, got a {v.dtype.name} tensor of "
+                            f"shape {v.shape}")
+        v = v.item()
+    if not isinstance(v, py_type) or isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{op}: {arg} must be {what}, got {type(v).__name__}")
+    return v
+
+
 def int_arg(v, op, arg):
     """An int given as a Python or numpy integer or a one-element integer Tensor (bools
     are refused); for scalar parameters such as counts and seeds."""
-    if isinstance(v, Tensor):
-        if v.size != 1 or v.dtype.kind not in "iu":
-            raise TypeError(f"{op}: {arg} must be an int, got a {v.dtype.name} tensor of "
-                            f"shape {v.shape}")
-        v = v.item()
-    if not isinstance(v, numbers.Integral) or isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{op}: {arg} must be an int, got {type(v).__name__}")
-    return int(v)
+    return int(_scalar_arg(v, op, arg, "iu", numbers.Integral, "an int"))
 
 
 def accept_aliases(f):
@@ -180,16 +184,35 @@ def accept_aliases(f):
 def real_arg(v, op, arg):
     """A float given as a Python or numpy real number or a one-element real Tensor (bools
     are refused); for scalar parameters such as bounds, rates and scales."""
-    if isinstance(v, Tensor):
-        if v.size != 1 or v.dtype.kind not in "iuf":
-            raise TypeError(f"{op}: {arg} must be a real number, got a {v.dtype.name} tensor "
-                            f"of shape {v.shape}")
-        v = v.item()
-    if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{op}: {arg} must be a real number, got {type(v).__name__}")
-    return float(v)
+    return float(_scalar_arg(v, op, arg, "iuf", numbers.Real, "a real number"))
 
 
-__all__ = ["accept_aliases", "real_arg", "xp_of", "tensor_arg", "reject_sparse", "check_same_place", "normalize_axis",
+def diagonal_args(x, offset, axis1, axis2, op):
+    """``(offset, axis1, axis2)`` checked for an op on the (axis1, axis2) diagonals of ``x``
+    (at least 2-D, an int offset, two distinct valid axes), axes made non-negative."""
+    if x.ndim < 2:
+        raise ValueError(f"{op}: x must be at least 2-D, got shape {x.shape}")
+    if not isinstance(offset, (int, np.integer)) or isinstance(offset, bool):
+        raise TypeError(f"{op}: offset must be an int, got {type(offset).__name__}")
+    a1 = normalize_axis(axis1, x.ndim, op, "axis1")
+    a2 = normalize_axis(axis2, x.ndim, op, "axis2")
+    if a1 == a2:
+        raise ValueError(f"{op}: axis1 and axis2 must differ, got {axis1} and {axis2} for a "
+                         f"{x.ndim}-D tensor")
+    return int(offset), a1, a2
+
+
+def slice_bounds(start, end, size, axis, op):
+    """``(start, end)`` of a slice along an axis of ``size``: negative values count from the
+    end, both are clamped to ``[0, size]``, and an end before the start is an error."""
+    s = min(max(start + size if start < 0 else start, 0), size)
+    e = min(max(end + size if end < 0 else end, 0), size)
+    if e < s:
+        raise ValueError(f"{op}: on axis {axis} (size {size}) the end {e} comes before the "
+                         f"start {s} after clamping")
+    return s, e
+
+
+__all__ = ["accept_aliases", "real_arg", "diagonal_args", "slice_bounds", "xp_of", "tensor_arg", "reject_sparse", "check_same_place", "normalize_axis",
            "normalize_axes", "shape_arg", "check_nonneg_shape", "dtype_arg", "place_arg",
            "as_tensor_arg", "int_arg", "CPU"]

@@ -10,7 +10,7 @@ import string
 
 from ..autograd.engine import apply, defbatch, defvjp, Primitive
 from ..core import dtype as _dt
-from ..core.args import check_same_place, normalize_axis, tensor_arg, xp_of
+from ..core.args import check_same_place, diagonal_args, normalize_axis, tensor_arg, xp_of
 from ..core.tensor import Tensor
 from ._support import binary_operands, require_float
 from .math.ufuncs import abs as _abs, cast_like, cj, pow as _pow, sign, where
@@ -564,15 +564,7 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     [3]
     """
     x = tensor_arg(x, "x", "diagonal")
-    if x.ndim < 2:
-        raise ValueError(f"diagonal: x must be at least 2-D, got shape {x.shape}")
-    if not isinstance(offset, (int, np.integer)) or isinstance(offset, bool):
-        raise TypeError(f"diagonal: offset must be an int, got {type(offset).__name__}")
-    a1 = normalize_axis(axis1, x.ndim, "diagonal", "axis1")
-    a2 = normalize_axis(axis2, x.ndim, "diagonal", "axis2")
-    if a1 == a2:
-        raise ValueError(f"diagonal: axis1 and axis2 must differ, got {axis1} and {axis2} "
-                         f"for a {x.ndim}-D tensor")
+    offset, a1, a2 = diagonal_args(x, offset, axis1, axis2, "diagonal")
     return _diagonal(x, int(offset), a1, a2)
 
 

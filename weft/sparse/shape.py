@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._native import extension as _C
+from ..core.args import slice_bounds
 from ..core.tensor import Tensor
 from ..ops.shape.join import _slice_args
 from ..ops.shape._helpers import aliases, int_list
@@ -155,13 +156,7 @@ def _windows(x, axes, starts, ends, op):
     axes, starts, ends, _ = _slice_args(x, axes, starts, ends, op)
     win = [(0, s) for s in x._shape]
     for a, s, e in zip(axes, starts, ends):
-        d = x._shape[a]
-        s = min(max(s + d if s < 0 else s, 0), d)
-        e = min(max(e + d if e < 0 else e, 0), d)
-        if e < s:
-            raise ValueError(f"{op}: on axis {a} (size {d}) the end {e} comes before the start "
-                             f"{s} after clamping")
-        win[a] = (s, e)
+        win[a] = slice_bounds(s, e, x._shape[a], a, op)
     return win
 
 

@@ -7,7 +7,8 @@ import numpy as np
 
 from ...autograd.engine import apply, defvjp, Primitive
 from ...core import dtype as _dt
-from ...core.args import accept_aliases, normalize_axes, normalize_axis, tensor_arg, xp_of
+from ...core.args import (accept_aliases, diagonal_args, normalize_axes, normalize_axis,
+                          tensor_arg, xp_of)
 from ...core.tensor import Tensor
 from .._support import binary_operands
 from ..cast import cast
@@ -244,14 +245,7 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
     5
     """
     x = tensor_arg(x, "x", "trace")
-    if x.ndim < 2:
-        raise ValueError(f"trace: x must have at least 2 dimensions, got shape {x.shape}")
-    if not isinstance(offset, (int, np.integer)) or isinstance(offset, bool):
-        raise TypeError(f"trace: offset must be an int, got {type(offset).__name__}")
-    a1 = normalize_axis(axis1, x.ndim, "trace", "axis1")
-    a2 = normalize_axis(axis2, x.ndim, "trace", "axis2")
-    if a1 == a2:
-        raise ValueError(f"trace: axis1 and axis2 must differ, got {axis1} and {axis2}")
+    offset, a1, a2 = diagonal_args(x, offset, axis1, axis2, "trace")
     if x._data.dtype == np.bool_:
         x = cast(x, _dt.int64)
     return apply(_trace_p, x, offset=int(offset), axis1=a1, axis2=a2)

@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from ...autograd.engine import apply, defbatch, defvjp, Primitive
-from ...core.args import normalize_axis, tensor_arg, xp_of
+from ...core.args import normalize_axis, slice_bounds, tensor_arg, xp_of
 from ...core.tensor import Tensor
 from ._helpers import _pyslice, aliases, int_list, tensor_list
 from .views import reshape_exact
@@ -448,12 +448,7 @@ def slice(input, axes, starts, ends):
     axes, starts, ends, _ = _slice_args(x, axes, starts, ends, "slice")
     idx = [_ALL] * x.ndim
     for a, s, e in zip(axes, starts, ends):
-        d = x.shape[a]
-        s = min(max(s + d if s < 0 else s, 0), d)
-        e = min(max(e + d if e < 0 else e, 0), d)
-        if e < s:
-            raise ValueError(f"slice: on axis {a} (size {d}) the end {e} comes before the "
-                             f"start {s} after clamping")
+        s, e = slice_bounds(s, e, x.shape[a], a, "slice")
         idx[a] = _pyslice(s, e)
     return take(x, idx)
 
