@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.args import check_same_place, normalize_axis, tensor_arg
+from ...core.args import check_same_place, normalize_axis, tensor_arg, xp_of
 from ...core.tensor import Tensor
-from ..shape.views import broadcast_to, reshape_exact
-from .getitem import _wrap, _xp, check_range, getitem, index_arg
 from ..primitives import take
+from ..shape.views import broadcast_to, reshape_exact
+from .getitem import check_range, getitem, index_arg, wrap
 
 
-def _row_index(index, op, arg="index", allow_0d=False):
+def row_index(index, op, arg="index", allow_0d=False):
     """A 1-D integer index; Paddle also takes [N, 1] (and 0-D where ``allow_0d``)."""
     d = index._data
     if d.ndim == 2 and d.shape[1] == 1:
@@ -22,7 +22,7 @@ def _row_index(index, op, arg="index", allow_0d=False):
                      f"got shape {index.shape}")
 
 
-def _checked(index, n, op, axis, arg="index"):
+def checked(index, n, op, axis, arg="index"):
     d = check_range(index._data, n, op, arg, axis)
     return index if d is index._data else Tensor._wrap(d)
 
@@ -39,11 +39,11 @@ def gather(x, index, axis=None, name=None):
     [[5, 6], [1, 2]]
     """
     x = tensor_arg(x, "x", "gather")
-    index = _row_index(index_arg(index, "gather", like=x), "gather", allow_0d=True)
+    index = row_index(index_arg(index, "gather", like=x), "gather", allow_0d=True)
     if x.ndim == 0:
         raise ValueError("gather: x must have at least 1 dimension, got a 0-D tensor")
     axis = 0 if axis is None else normalize_axis(axis, x.ndim, "gather")
-    index = _checked(index, x._data.shape[axis], "gather", axis)
+    index = checked(index, x._data.shape[axis], "gather", axis)
     return take(x, index, axis)
 
 
@@ -56,19 +56,19 @@ def index_select(x, index, axis=0, name=None):
     [[3, 1], [6, 4]]
     """
     x = tensor_arg(x, "x", "index_select")
-    index = _row_index(index_arg(index, "index_select", like=x), "index_select")
+    index = row_index(index_arg(index, "index_select", like=x), "index_select")
     if x.ndim == 0:
         raise ValueError("index_select: x must have at least 1 dimension, got a 0-D tensor")
     axis = normalize_axis(axis, x.ndim, "index_select")
-    index = _checked(index, x._data.shape[axis], "index_select", axis)
+    index = checked(index, x._data.shape[axis], "index_select", axis)
     return take(x, index, axis)
 
 
-def _prod(shape):
+def prod_of(shape):
     return int(np.prod(shape, dtype=np.int64))
 
 
-def _nd_index(index, shape, op):
+def nd_index(index, shape, op):
     """Flat row positions of an ``[..., k]`` index into the first k dims of ``shape``."""
     d = index._data
     if d.ndim == 0:
@@ -76,7 +76,7 @@ def _nd_index(index, shape, op):
     k = d.shape[-1]
     if k > len(shape):
         raise ValueError(f"{op}: index.shape[-1] = {k} exceeds the rank {len(shape)} of x")
-    xp = _xp(d)
+    xp = xp_of(d)
     if d.size:
         bounds = xp.asarray(shape[:k], dtype=np.int64)
         bad = (d < 0) | (d >= bounds)
@@ -92,7 +92,7 @@ def _nd_index(index, shape, op):
     for j in reversed(range(k)):
         lin += d[..., j].astype(np.int64) * stride
         stride *= shape[j]
-    return _wrap(lin), k
+    return wrap(lin), k
 
 
 def gather_nd(x, index, name=None):
@@ -108,12 +108,12 @@ def gather_nd(x, index, name=None):
     """
     x = tensor_arg(x, "x", "gather_nd")
     index = index_arg(index, "gather_nd", like=x)
-    lin, k = _nd_index(index, x.shape, "gather_nd")
-    xr = reshape_exact(x, [_prod(x.shape[:k])] + x.shape[k:])
+    lin, k = nd_index(index, x.shape, "gather_nd")
+    xr = reshape_exact(x, [prod_of(x.shape[:k])] + x.shape[k:])
     return take(xr, lin, 0)
 
 
-def _along_args(arr, indices, axis, op):
+def along_args(arr, indices, axis, op):
     arr = tensor_arg(arr, "arr", op)
     indices = index_arg(indices, op, "indices", like=arr)
     if arr.ndim != indices.ndim:
@@ -124,18 +124,18 @@ def _along_args(arr, indices, axis, op):
     return arr, indices, normalize_axis(axis, arr.ndim, op)
 
 
-def _fits(inner, outer):
+def fits(inner, outer):
     return all(a <= b for a, b in zip(inner, outer))
 
 
-def _along_lin(ashape, idx, tshape, axis, op, zero_broadcast):
+def along_lin(ashape, idx, tshape, axis, op, zero_broadcast):
     """Flat positions in arr (shape ``ashape``) of the entries of ``idx`` (shape
     ``tshape``): arr's coordinates with the one along ``axis`` taken from ``idx``.
     With ``zero_broadcast``, size-1 dims of arr are read as broadcast (stride 0)."""
-    xp = _xp(idx)
+    xp = xp_of(idx)
     idx = check_range(idx, ashape[axis], op, "indices", axis, negative=True)
     nd = len(ashape)
-    strides = [_prod(ashape[d + 1:]) for d in range(nd)]
+    strides = [prod_of(ashape[d + 1:]) for d in range(nd)]
     lin = xp.broadcast_to(idx.astype(np.int64), tuple(tshape)) * strides[axis]
     for d in range(nd):
         if d == axis or tshape[d] == 1 or (zero_broadcast and ashape[d] == 1):
@@ -160,10 +160,10 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
     [[30], [60]]
     """
     op = "take_along_axis"
-    arr, indices, axis = _along_args(arr, indices, axis, op)
+    arr, indices, axis = along_args(arr, indices, axis, op)
     A, I = arr.shape, indices.shape
     if broadcast:
-        if _fits(I, A):
+        if fits(I, A):
             T = list(A)
             T[axis] = I[axis]
             bad = [d for d in range(len(A)) if d != axis and I[d] not in (1, T[d])]
@@ -179,11 +179,11 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
             raise ValueError(f"{op}: without broadcast, indices (shape {I}) must not be "
                              f"larger than arr (shape {A}) outside axis {axis}")
         T = list(I)
-    lin = _along_lin(A, indices._data, T, axis, op, zero_broadcast=broadcast)
-    return take(reshape_exact(arr, [arr._data.size]), _wrap(lin), 0)
+    lin = along_lin(A, indices._data, T, axis, op, zero_broadcast=broadcast)
+    return take(reshape_exact(arr, [arr._data.size]), wrap(lin), 0)
 
 
-def _mask_arg(mask, x, op):
+def mask_arg(mask, x, op):
     mask = tensor_arg(mask, "mask", op)
     if mask._data.dtype != np.bool_:
         raise TypeError(f"{op}: mask must be a bool tensor, got {mask._data.dtype.name}")
@@ -191,7 +191,7 @@ def _mask_arg(mask, x, op):
     return mask
 
 
-def _broadcast_pair(x, mask, op):
+def broadcast_pair(x, mask, op):
     try:
         shape = list(np.broadcast_shapes(tuple(x.shape), tuple(mask.shape)))
     except ValueError:
@@ -199,8 +199,8 @@ def _broadcast_pair(x, mask, op):
                          f"shape {x.shape}") from None
     m = mask._data
     if list(m.shape) != shape:
-        m = _xp(m).broadcast_to(m, tuple(shape))
-    return broadcast_to(x, shape), _wrap(m)
+        m = xp_of(m).broadcast_to(m, tuple(shape))
+    return broadcast_to(x, shape), wrap(m)
 
 
 def masked_select(x, mask, name=None):
@@ -212,10 +212,10 @@ def masked_select(x, mask, name=None):
     [3.0, 4.0]
     """
     x = tensor_arg(x, "x", "masked_select")
-    mask = _mask_arg(mask, x, "masked_select")
-    xb, mb = _broadcast_pair(x, mask, "masked_select")
+    mask = mask_arg(mask, x, "masked_select")
+    xb, mb = broadcast_pair(x, mask, "masked_select")
     if xb.ndim == 0:
-        xb, mb = reshape_exact(xb, [1]), _wrap(mb._data.reshape(1))
+        xb, mb = reshape_exact(xb, [1]), wrap(mb._data.reshape(1))
     return getitem(xb, mb)
 
 
@@ -231,14 +231,14 @@ def nonzero(x, as_tuple=False, name=None):
     """
     x = tensor_arg(x, "x", "nonzero")
     d = x._data
-    xp = _xp(d)
+    xp = xp_of(d)
     if d.ndim == 0:
         coords = xp.zeros((int(bool(d != 0)), 0), dtype=np.int64)
     else:
         coords = xp.stack([c.astype(np.int64) for c in d.nonzero()], axis=1)
     if not as_tuple:
-        return _wrap(coords)
-    return tuple(_wrap(xp.ascontiguousarray(coords[:, i:i + 1])) for i in range(d.ndim))
+        return wrap(coords)
+    return tuple(wrap(xp.ascontiguousarray(coords[:, i:i + 1])) for i in range(d.ndim))
 
 
 __all__ = ["gather", "index_select", "gather_nd", "take_along_axis", "masked_select", "nonzero"]

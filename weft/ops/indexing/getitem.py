@@ -11,8 +11,8 @@ from ...autograd.inplace import inplace
 from ...core.args import check_same_place, reject_sparse, tensor_arg, xp_of
 from ...core.tensor import Tensor
 from ..cast import cast
-from ..shape.views import broadcast_to, reshape_exact, transpose
 from ..primitives import take
+from ..shape.views import broadcast_to, reshape_exact, transpose
 
 
 def _is_np(a):
@@ -50,7 +50,7 @@ def _masked_expand_fwd(g, mask):
 _getitem_basic = Primitive("getitem", _getitem_basic_fwd)
 
 
-_setitem = Primitive("setitem", _setitem_fwd)
+setitem_p = Primitive("setitem", _setitem_fwd)
 
 
 _setitem_zeros = Primitive("setitem_zeros", _setitem_zeros_fwd)
@@ -79,8 +79,8 @@ defbatch(_getitem_basic, lambda g, ans, x, key: apply(
     shape=tuple(g._data.shape[:1]) + tuple(x._data.shape)))
 
 
-defvjp(_setitem,
-       lambda g, ans, x, v, key, plan: apply(_setitem, g, 0, key=key, plan=plan),
+defvjp(setitem_p,
+       lambda g, ans, x, v, key, plan: apply(setitem_p, g, 0, key=key, plan=plan),
        lambda g, ans, x, v, key, plan: _gather_key(g, key, plan), **_lin)
 
 
@@ -206,7 +206,7 @@ def _entry(k, op):
     raise TypeError(f"{op}: index tensors must be integer or bool, got {a.dtype.name}")
 
 
-def _parse_key(x, key, op):
+def parse_key(x, key, op):
     """Normalise ``key`` for ``x``: returns ``(numpy_key, plan)``.
 
     ``plan`` is None for basic keys (ints, slices, None, ...), whose numpy key has
@@ -412,7 +412,7 @@ def _dedup_plan(p, xp, op):
     m = lin.size
     if m < 2:
         return None
-    win = _last_occurrence(lin, p.adv_size, xp)
+    win = last_occurrence(lin, p.adv_size, xp)
     if win is None:
         return None
     entries = []
@@ -428,7 +428,7 @@ def _dedup_plan(p, xp, op):
     return win, _plan(p.xshape, entries, xp, op)
 
 
-def _last_occurrence(lin, size, xp):
+def last_occurrence(lin, size, xp):
     """Sorted positions of the last occurrence of each value of the 1-D ``lin``, or
     None when all values are distinct."""
     m = lin.size
@@ -481,13 +481,13 @@ def getitem(x, key):
         a = check_range(_to_device(key._data, x._data, "__getitem__"), x._data.shape[0],
                         "__getitem__", "index", 0, negative=True)
         return take(x, key if a is key._data else Tensor._wrap(a), 0)
-    nkey, plan = _parse_key(x, key, "__getitem__")
+    nkey, plan = parse_key(x, key, "__getitem__")
     if plan is None:
         return apply(_getitem_basic, x, key=nkey)
     return _gather_plan(x, plan)
 
 
-def _value_like(value, x, op, arg="value"):
+def value_like(value, x, op, arg="value"):
     """``value`` as a Tensor (or a plain number) of ``x``'s dtype and device."""
     xd = x._data.dtype
     if isinstance(value, (bool, int, float, complex, np.generic)) and \
@@ -507,7 +507,7 @@ def _value_like(value, x, op, arg="value"):
     return v
 
 
-def _fit_value(v, target, op):
+def fit_value(v, target, op):
     """Check that ``v`` broadcasts to the indexed shape; drop extra leading 1s."""
     vs = v.shape
     if len(vs) > len(target):
@@ -535,12 +535,12 @@ def _select_winners(v, p, win):
 def _prepare_set(x, key, value, op):
     """(numpy key, plan, value) for writing ``value`` at ``key`` of ``x`` (duplicates
     resolved: the last occurrence wins)."""
-    nkey, plan = _parse_key(x, key, op)
-    v = _value_like(value, x, op)
+    nkey, plan = parse_key(x, key, op)
+    v = value_like(value, x, op)
     if plan is None:
         target = _basic_shape(x._data, nkey)
-        return nkey, None, _fit_value(v, target, op)
-    v = _fit_value(v, plan.shape, op)
+        return nkey, None, fit_value(v, target, op)
+    v = fit_value(v, plan.shape, op)
     d = _dedup_plan(plan, _xp(x._data), op)
     if d is not None:
         win, (nkey, plan2) = d
@@ -559,7 +559,7 @@ def _basic_shape(a, key):
 def setitem_out(x, key, value, op="__setitem__"):
     """Out of place ``x[key] = value``: a new tensor (the value is cast to x's dtype)."""
     nkey, plan, v = _prepare_set(x, key, value, op)
-    return apply(_setitem, x, v, key=nkey, plan=plan)
+    return apply(setitem_p, x, v, key=nkey, plan=plan)
 
 
 def setitem(x, key, value):
@@ -597,7 +597,7 @@ def _setitem_method(self, key, value):
     setitem(self, key, value)
 
 
-def _wrap(a):
+def wrap(a):
     return Tensor._wrap(a)
 
 

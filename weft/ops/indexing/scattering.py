@@ -6,25 +6,25 @@ import numpy as np
 
 from ...autograd.engine import apply, defvjp, Primitive
 from ...autograd.inplace import inplace
-from ...core.args import check_same_place, normalize_axis, shape_arg, tensor_arg
+from ...core.args import check_same_place, normalize_axis, shape_arg, tensor_arg, xp_of
 from ...core.tensor import Tensor
 from ..math.ufuncs import where
-from ..shape.views import broadcast_to, reshape_exact
-from .gathering import (_along_args, _along_lin, _broadcast_pair, _checked, _fits, _mask_arg,
-                     _nd_index, _prod, _row_index)
-from .getitem import (_fit_value, _last_occurrence, _parse_key, _setitem, _value_like, _wrap,
-                      _xp, check_range, getitem, index_arg, rows_key, setitem_out)
 from ..primitives import index_add as add_rows, take
+from ..shape.views import broadcast_to, reshape_exact
+from .gathering import (along_args, along_lin, broadcast_pair, checked, fits, mask_arg,
+                        nd_index, prod_of, row_index)
+from .getitem import (check_range, fit_value, getitem, index_arg, last_occurrence, parse_key,
+                      rows_key, setitem_out, setitem_p, value_like, wrap)
 
 
 def _index_add_args(x, index, axis, value, op):
     x = tensor_arg(x, "x", op)
     if x.ndim == 0:
         raise ValueError(f"{op}: x must have at least 1 dimension, got a 0-D tensor")
-    index = _row_index(index_arg(index, op, like=x), op)
+    index = row_index(index_arg(index, op, like=x), op)
     axis = normalize_axis(axis, x.ndim, op)
-    index = _checked(index, x._data.shape[axis], op, axis)
-    value = _value_like(value, x, op)
+    index = checked(index, x._data.shape[axis], op, axis)
+    value = value_like(value, x, op)
     want = x.shape
     want[axis] = index._data.shape[0]
     if value.shape != want:
@@ -58,41 +58,41 @@ def index_add_(x, index, axis, value, name=None):
 def _winners(lin, size, xp):
     """Positions of the last occurrence of each repeated entry of 1-D ``lin`` (None if
     there are no repeats)."""
-    return _last_occurrence(lin, size, xp) if lin.size > 1 else None
+    return last_occurrence(lin, size, xp) if lin.size > 1 else None
 
 
 def _assign_rows(x, index, v, axis=0):
     """``x`` with ``v`` written at rows ``index`` (1-D array) along ``axis``; the last of
     repeated rows wins."""
-    xp = _xp(x._data)
+    xp = xp_of(x._data)
     win = _winners(index, x._data.shape[axis], xp)
     if win is not None:
         index = index[win]
-        v = take(v, _wrap(win), axis)
+        v = take(v, wrap(win), axis)
     nkey, plan = rows_key(x._data.shape, index, axis, xp)
-    return apply(_setitem, x, v, key=nkey, plan=plan)
+    return apply(setitem_p, x, v, key=nkey, plan=plan)
 
 
 def _zero_rows(x, index, axis=0):
     # writing a constant: repeats are harmless and no plan for a value gradient is needed
-    return apply(_setitem, x, 0, key=(slice(None),) * axis + (index,), plan=None)
+    return apply(setitem_p, x, 0, key=(slice(None),) * axis + (index,), plan=None)
 
 
 def _scatter_args(x, index, updates, op):
     x = tensor_arg(x, "x", op)
     if x.ndim == 0:
         raise ValueError(f"{op}: x must have at least 1 dimension, got a 0-D tensor")
-    index = _row_index(index_arg(index, op, like=x), op, allow_0d=True)
-    updates = _value_like(updates, x, op, "updates")
+    index = row_index(index_arg(index, op, like=x), op, allow_0d=True)
+    updates = value_like(updates, x, op, "updates")
     if index.ndim == 0:
-        index = _wrap(index._data.reshape(1))
+        index = wrap(index._data.reshape(1))
         if updates.shape == x.shape[1:]:
             updates = reshape_exact(updates, [1] + updates.shape)
     want = [index._data.shape[0]] + x.shape[1:]
     if updates.shape != want:
         raise ValueError(f"{op}: updates must have shape {want} (len(index) rows of x's row "
                          f"shape), got {updates.shape}")
-    index = _checked(index, x._data.shape[0], op, 0)
+    index = checked(index, x._data.shape[0], op, 0)
     return x, index, updates
 
 
@@ -129,15 +129,15 @@ def scatter_(x, index, updates, overwrite=True, name=None):
 
 
 def _nd_add(x, index, updates, op):
-    lin, k = _nd_index(index, x.shape, op)
+    lin, k = nd_index(index, x.shape, op)
     want = list(index._data.shape[:-1]) + x.shape[k:]
     if updates.shape != want:
         raise ValueError(f"{op}: updates must have shape index.shape[:-1] + x.shape[k:] = "
                          f"{want}, got {updates.shape}")
     rest = x.shape[k:]
-    xr = reshape_exact(x, [_prod(x.shape[:k])] + rest)
+    xr = reshape_exact(x, [prod_of(x.shape[:k])] + rest)
     u = reshape_exact(updates, [lin._data.size] + rest)
-    out = add_rows(xr, u, _wrap(lin._data.reshape(-1)), 0)
+    out = add_rows(xr, u, wrap(lin._data.reshape(-1)), 0)
     return reshape_exact(out, x.shape)
 
 
@@ -152,7 +152,7 @@ def scatter_nd_add(x, index, updates, name=None):
     """
     x = tensor_arg(x, "x", "scatter_nd_add")
     index = index_arg(index, "scatter_nd_add", like=x)
-    updates = _value_like(updates, x, "scatter_nd_add", "updates")
+    updates = value_like(updates, x, "scatter_nd_add", "updates")
     return _nd_add(x, index, updates, "scatter_nd_add")
 
 
@@ -164,7 +164,7 @@ def scatter_nd(index, updates, shape, name=None):
     shape = shape_arg(shape, "scatter_nd")
     if any(s < 0 for s in shape):
         raise ValueError(f"scatter_nd: shape must be non-negative, got {shape}")
-    zeros = _wrap(_xp(updates._data).zeros(tuple(shape), dtype=updates._data.dtype))
+    zeros = wrap(xp_of(updates._data).zeros(tuple(shape), dtype=updates._data.dtype))
     return _nd_add(zeros, index, updates, "scatter_nd")
 
 
@@ -186,15 +186,15 @@ def _indices_arg(indices, x, op):
 def _index_put(x, indices, value, accumulate, op):
     if not accumulate:
         return setitem_out(x, indices, value, op)
-    nkey, plan = _parse_key(x, indices, op)
-    v = _value_like(value, x, op)
+    nkey, plan = parse_key(x, indices, op)
+    v = value_like(value, x, op)
     if plan is None:  # only 0-D integer indices: one position
-        return apply(_setitem, x, getitem(x, nkey) + _fit_value(v, [], op), key=nkey, plan=None)
-    v = _fit_value(v, plan.shape, op)
+        return apply(setitem_p, x, getitem(x, nkey) + fit_value(v, [], op), key=nkey, plan=None)
+    v = fit_value(v, plan.shape, op)
     rest = plan.shape[plan.block + plan.nblock:]  # the block leads: indices are leading
     xr = reshape_exact(x, plan.merged) if plan.merged is not None else x
     vb = reshape_exact(broadcast_to(v, plan.shape), [plan.lin._data.size] + rest)
-    out = add_rows(xr, vb, _wrap(plan.lin._data.reshape(-1)), 0)
+    out = add_rows(xr, vb, wrap(plan.lin._data.reshape(-1)), 0)
     return reshape_exact(out, x.shape)
 
 
@@ -229,18 +229,18 @@ def _index_fill_args(x, index, axis, value, op):
     x = tensor_arg(x, "x", op)
     if x.ndim == 0:
         raise ValueError(f"{op}: x must have at least 1 dimension, got a 0-D tensor")
-    index = _row_index(index_arg(index, op, like=x), op)
+    index = row_index(index_arg(index, op, like=x), op)
     axis = normalize_axis(axis, x.ndim, op)
     n = x._data.shape[axis]
     idx = check_range(index._data, n, op, "index", axis, negative=True)
-    v = _value_like(value, x, op)
+    v = value_like(value, x, op)
     if v.ndim != 0:
         raise ValueError(f"{op}: value must be a number or a 0-D tensor, got shape {v.shape}")
-    mask = _xp(idx).zeros(n, dtype=bool)
+    mask = xp_of(idx).zeros(n, dtype=bool)
     mask[idx] = True
     shape = [1] * x.ndim
     shape[axis] = n
-    return x, _wrap(mask.reshape(shape)), v
+    return x, wrap(mask.reshape(shape)), v
 
 
 def index_fill(x, index, axis, value, name=None):
@@ -266,7 +266,7 @@ _REDUCES = ("assign", "add", "mul", "multiply", "mean", "amin", "amax")
 
 
 def _put_reduce_fwd(base, vals, lin, reduce, include_self):
-    xp = _xp(base)
+    xp = xp_of(base)
     out = base.copy()
     if reduce == "mul":
         if xp is not np:  # CuPy has no scatter-multiply: one round trip through the host
@@ -309,7 +309,7 @@ def _put_along(arr, indices, values, axis, reduce, include_self, broadcast, op):
         raise TypeError(f"{op}: reduce='{reduce}' needs a real dtype, got "
                         f"{arr._data.dtype.name}")
     A, I = arr.shape, indices.shape
-    v = _value_like(values, arr, op, "values")
+    v = value_like(values, arr, op, "values")
     if any(d != axis and I[d] > A[d] for d in range(len(A))):
         raise ValueError(f"{op}: indices (shape {I}) must not be larger than arr (shape "
                          f"{A}) outside axis {axis}")
@@ -320,44 +320,44 @@ def _put_along(arr, indices, values, axis, reduce, include_self, broadcast, op):
             T[axis] = I[axis]
             if any(d != axis and I[d] not in (1, T[d]) for d in range(len(A))):
                 raise ValueError(f"{op}: indices of shape {I} do not broadcast to {T}")
-        v = _fit_value(v, T, op)
+        v = fit_value(v, T, op)
         v = broadcast_to(v, T)
     else:
         T = list(I)
         if v._data.size == 1:
             v = broadcast_to(reshape_exact(v, [1] * len(T)), T)
         else:
-            if v.ndim != len(T) or not _fits(T, v.shape):
+            if v.ndim != len(T) or not fits(T, v.shape):
                 raise ValueError(f"{op}: without broadcast, values (shape {v.shape}) must "
                                  f"have indices' rank and be at least as large ({T})")
             if v.shape != T:
                 v = getitem(v, tuple(slice(0, t) for t in T))
-    lin = _along_lin(A, indices._data, T, axis, op, zero_broadcast=False).reshape(-1)
+    lin = along_lin(A, indices._data, T, axis, op, zero_broadcast=False).reshape(-1)
     flat = reshape_exact(arr, [arr._data.size])
     vals = reshape_exact(v, [lin.size])
     if reduce == "assign":
         out = _assign_rows(flat, lin, vals)
     elif reduce in ("add", "mean"):
         base = flat if include_self else _zero_rows(flat, lin)
-        out = add_rows(base, vals, _wrap(lin), 0)
+        out = add_rows(base, vals, wrap(lin), 0)
         if reduce == "mean":
             out = _divide_counts(out, lin, flat._data.size, include_self)
     else:
-        out = apply(_put_reduce, flat, vals, _wrap(lin), reduce=reduce,
+        out = apply(_put_reduce, flat, vals, wrap(lin), reduce=reduce,
                     include_self=bool(include_self))
     return reshape_exact(out, A)
 
 
 def _divide_counts(s, lin, size, include_self):
-    xp = _xp(lin)
+    xp = xp_of(lin)
     cnt = xp.bincount(lin, minlength=size)
     cnt = cnt + 1 if include_self else xp.maximum(cnt, 1)
     d = s._data.dtype
     if d.kind in "fc":
-        return s / _wrap(cnt.astype(d))
+        return s / wrap(cnt.astype(d))
     # integer mean truncates toward zero, like Paddle's kernel
     q = xp.abs(s._data) // cnt
-    return _wrap(xp.where(s._data < 0, -q, q).astype(d))
+    return wrap(xp.where(s._data < 0, -q, q).astype(d))
 
 
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
@@ -377,7 +377,7 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
     [[99, 99, 99], [60, 40, 50]]
     """
     op = "put_along_axis"
-    arr, indices, axis = _along_args(arr, indices, axis, op)
+    arr, indices, axis = along_args(arr, indices, axis, op)
     return _put_along(arr, indices, values, axis, reduce, include_self, broadcast, op)
 
 
@@ -385,7 +385,7 @@ def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=Tr
                     broadcast=True, name=None):
     """In-place :func:`put_along_axis`."""
     op = "put_along_axis_"
-    arr, indices, axis = _along_args(arr, indices, axis, op)
+    arr, indices, axis = along_args(arr, indices, axis, op)
     return inplace(arr, lambda old: _put_along(old, indices, values, axis, reduce,
                                                include_self, broadcast, op), op)
 
@@ -399,8 +399,8 @@ def masked_fill(x, mask, value, name=None):
     [1.0, 0.0, 0.0]
     """
     x = tensor_arg(x, "x", "masked_fill")
-    mask = _mask_arg(mask, x, "masked_fill")
-    v = _value_like(value, x, "masked_fill")
+    mask = mask_arg(mask, x, "masked_fill")
+    v = value_like(value, x, "masked_fill")
     try:
         np.broadcast_shapes(tuple(x.shape), tuple(mask.shape), tuple(v.shape))
     except ValueError:
@@ -427,9 +427,9 @@ def masked_scatter(x, mask, value, name=None):
     """
     op = "masked_scatter"
     x = tensor_arg(x, "x", op)
-    mask = _mask_arg(mask, x, op)
-    v = _value_like(value, x, op)
-    xb, mb = _broadcast_pair(x, mask, op)
+    mask = mask_arg(mask, x, op)
+    v = value_like(value, x, op)
+    xb, mb = broadcast_pair(x, mask, op)
     k = int(mb._data.sum())
     if v._data.size < k:
         raise ValueError(f"{op}: mask selects {k} positions but value has only "
@@ -438,7 +438,7 @@ def masked_scatter(x, mask, value, name=None):
     if k != v._data.size:
         vflat = getitem(vflat, slice(0, k))
     if xb.ndim == 0:
-        out = setitem_out(reshape_exact(xb, [1]), _wrap(mb._data.reshape(1)), vflat, op)
+        out = setitem_out(reshape_exact(xb, [1]), wrap(mb._data.reshape(1)), vflat, op)
         return reshape_exact(out, [])
     return setitem_out(xb, mb, vflat, op)
 

@@ -13,11 +13,10 @@ from ...core.tensor import Tensor
 from ..cast import cast
 from ..logic import isnan
 from ..math.ufuncs import cj, conj, exp, real, sqrt, where
-from ..shape.views import broadcast_to, reshape, transpose
-from ..shape.views import reshape_exact
-from ._helpers import (_arr, _cast_dtype, _cumprod_p, _flip, _float_input, _INT_KINDS, _keepdim,
-                       _kept_shape, _nan_const, _no_complex, _out_shape, _reduced_size,
-                       _shift_right, _wrap_const)
+from ..shape.views import broadcast_to, reshape, reshape_exact, transpose
+from ._helpers import (array_of, cast_dtype, cumprod_p, flip, float_input, INT_KINDS,
+                       keepdim_arg, kept_shape, nan_const, no_complex, reduced_shape,
+                       reduced_size, shift_right, wrap_const)
 
 
 def _sum_fwd(x, axis, keepdim, dtype):
@@ -131,20 +130,20 @@ def _reduce_args(x, axis, keepdim, op):
     x = tensor_arg(x, "x", op)
     if isinstance(axis, (list, tuple)) and len(axis) == 0:
         axis = None
-    return x, normalize_axes(axis, x.ndim, op), _keepdim(keepdim, op)
+    return x, normalize_axes(axis, x.ndim, op), keepdim_arg(keepdim, op)
 
 
 def _nanmean_fwd(x, axis, keepdim):
     with np.errstate(invalid="ignore", divide="ignore"):
         cnt = np.sum(~np.isnan(x), axis=axis, keepdims=keepdim)
-        return _arr(np.nansum(x, axis=axis, keepdims=keepdim) / cnt).astype(x.dtype)
+        return array_of(np.nansum(x, axis=axis, keepdims=keepdim) / cnt).astype(x.dtype)
 
 
 def _nanmean_vjp(g, ans, x, axis, keepdim):
     d = x._data
     ok = ~np.isnan(d)
     cnt = np.maximum(np.sum(ok, axis=axis, keepdims=True), 1)
-    return expand_reduced(g, x.shape, axis, keepdim) * _wrap_const(ok / cnt, d.real.dtype)
+    return expand_reduced(g, x.shape, axis, keepdim) * wrap_const(ok / cnt, d.real.dtype)
 
 
 _nansum_p = Primitive("nansum", lambda x, axis, keepdim, dtype:
@@ -182,9 +181,9 @@ def _prod_of_others(x, axes):
     xt = transpose(x, perm) if perm != list(range(nd)) else x
     tshape = xt.shape
     last = len(keep)
-    xf = reshape(xt, tshape[:last] + [_reduced_size(x.shape, axes)])
-    left = _cumprod_t(_shift_right(xf, last, 1), last)
-    right = _flip(_cumprod_t(_shift_right(_flip(xf, last), last, 1), last), last)
+    xf = reshape(xt, tshape[:last] + [reduced_size(x.shape, axes)])
+    left = _cumprod_t(shift_right(xf, last, 1), last)
+    right = flip(_cumprod_t(shift_right(flip(xf, last), last, 1), last), last)
     o = reshape(left * right, tshape)
     return transpose(o, list(np.argsort(perm))) if perm != list(range(nd)) else o
 
@@ -207,7 +206,7 @@ def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
     """
     x, axes, keepdim = _reduce_args(x, axis, keepdim, "nansum")
     d = dtype_arg(dtype, "nansum")
-    if d is None and x._data.dtype.kind in _INT_KINDS:
+    if d is None and x._data.dtype.kind in INT_KINDS:
         d = _dt.int64
     return apply(_nansum_p, x, axis=axes, keepdim=keepdim, dtype=d)
 
@@ -220,7 +219,7 @@ def nanmean(x, axis=None, keepdim=False, name=None):
     1.5
     """
     x, axes, keepdim = _reduce_args(x, axis, keepdim, "nanmean")
-    return apply(_nanmean_p, _float_input(x, "nanmean"), axis=axes, keepdim=keepdim)
+    return apply(_nanmean_p, float_input(x, "nanmean"), axis=axes, keepdim=keepdim)
 
 
 def prod(x, axis=None, keepdim=False, dtype=None, name=None):
@@ -234,7 +233,7 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
     [2.0, 12.0]
     """
     x, axes, keepdim = _reduce_args(x, axis, keepdim, "prod")
-    x = _cast_dtype(x, dtype, "prod")
+    x = cast_dtype(x, dtype, "prod")
     if x._data.dtype == np.bool_:
         x = cast(x, _dt.int64)
     return apply(_prod_p, x, axis=axes, keepdim=keepdim)
@@ -242,10 +241,10 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
 
 def _extreme_vjp(g, ans, x, axis, keepdim):
     d = x._data
-    a = ans._data.reshape(_kept_shape(d.shape, axis))
+    a = ans._data.reshape(kept_shape(d.shape, axis))
     hit = (d == a) | (np.isnan(d) & np.isnan(a))
     w = hit / np.sum(hit, axis=axis, keepdims=True)
-    return expand_reduced(g, x.shape, axis, keepdim) * _wrap_const(w, d.dtype)
+    return expand_reduced(g, x.shape, axis, keepdim) * wrap_const(w, d.dtype)
 
 
 def _extreme(fn, name, doc):
@@ -254,8 +253,8 @@ def _extreme(fn, name, doc):
 
     def op(x, axis=None, keepdim=False, name=None):
         x, axes, keepdim = _reduce_args(x, axis, keepdim, prim.name)
-        _no_complex(x, prim.name)
-        if x._data.size == 0 and _reduced_size(x.shape, axes) == 0:
+        no_complex(x, prim.name)
+        if x._data.size == 0 and reduced_size(x.shape, axes) == 0:
             raise ValueError(f"{prim.name}: cannot reduce an empty tensor (shape {x.shape}) "
                              f"over axis {list(axes)}: the {prim.name} of no elements is "
                              "undefined")
@@ -289,8 +288,8 @@ amin = _extreme(np.min, "amin", "Minimum over ``axis``, like :func:`min`. " + _T
 def _arg_extreme(fn, opname):
     def op(x, axis=None, keepdim=False, dtype="int64", name=None):
         x = tensor_arg(x, "x", opname)
-        keepdim = _keepdim(keepdim, opname)
-        _no_complex(x, opname)
+        keepdim = keepdim_arg(keepdim, opname)
+        no_complex(x, opname)
         d = dtype_arg(dtype, opname)
         if d not in (_dt.int32, _dt.int64):
             raise TypeError(f"{opname}: dtype must be int32 or int64, got {d}")
@@ -308,8 +307,8 @@ def _arg_extreme(fn, opname):
                 if data.shape[a] == 0:
                     raise ValueError(f"{opname}: axis {axis} of x (shape {x.shape}) is empty")
                 r = fn(data, axis=a)
-                shape = _out_shape(data.shape, (a,), keepdim)
-        return Tensor._wrap(_arr(r).astype(d).reshape(shape))
+                shape = reduced_shape(data.shape, (a,), keepdim)
+        return Tensor._wrap(array_of(r).astype(d).reshape(shape))
 
     op.__name__ = op.__qualname__ = opname
     op.__doc__ = (f"Indices of the {opname[3:]}imum along ``axis`` (the flattened tensor when "
@@ -331,7 +330,7 @@ argmax.__doc__ += ("\n\n>>> import weft\n>>> weft.argmax(weft.to_tensor([[1, 5],
 def _logical_reduce(fn, opname):
     def op(x, axis=None, keepdim=False, name=None):
         x, axes, keepdim = _reduce_args(x, axis, keepdim, opname)
-        return Tensor._wrap(_arr(fn(x._data, axis=axes, keepdims=keepdim)))
+        return Tensor._wrap(array_of(fn(x._data, axis=axes, keepdims=keepdim)))
 
     op.__name__ = op.__qualname__ = opname
     word = "all" if opname == "all" else "any"
@@ -357,19 +356,19 @@ def count_nonzero(x, axis=None, keepdim=False, name=None):
     [1, 2]
     """
     x, axes, keepdim = _reduce_args(x, axis, keepdim, "count_nonzero")
-    return Tensor._wrap(_arr(np.sum(x._data != 0, axis=axes, keepdims=keepdim,
+    return Tensor._wrap(array_of(np.sum(x._data != 0, axis=axes, keepdims=keepdim,
                                     dtype=np.int64)))
 
 
 def _lse_fwd(x, axis, keepdim):
     xp = xp_of(x)
-    if _reduced_size(x.shape, axis) == 0:
-        return xp.full(_out_shape(x.shape, axis, keepdim), -np.inf, dtype=x.dtype)
+    if reduced_size(x.shape, axis) == 0:
+        return xp.full(reduced_shape(x.shape, axis, keepdim), -np.inf, dtype=x.dtype)
     with np.errstate(all="ignore"):
         m = np.max(x, axis=axis, keepdims=True)
         m = xp.where(xp.isfinite(m), m, 0)
         r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
-    return r if keepdim else r.reshape(_out_shape(x.shape, axis, False))
+    return r if keepdim else r.reshape(reduced_shape(x.shape, axis, False))
 
 
 _lse_p = Primitive("logsumexp", _lse_fwd)
@@ -388,8 +387,8 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
     1000.69
     """
     x, axes, keepdim = _reduce_args(x, axis, keepdim, "logsumexp")
-    _no_complex(x, "logsumexp")
-    return apply(_lse_p, _float_input(x, "logsumexp"), axis=axes, keepdim=keepdim)
+    no_complex(x, "logsumexp")
+    return apply(_lse_p, float_input(x, "logsumexp"), axis=axes, keepdim=keepdim)
 
 
 def var(x, axis=None, unbiased=True, keepdim=False, name=None):
@@ -406,10 +405,10 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
 
 def _var(x, axis, unbiased, keepdim, op):
     x, axes, keepdim = _reduce_args(x, axis, keepdim, op)
-    x = _float_input(x, op)
-    n = _reduced_size(x.shape, axes)
+    x = float_input(x, op)
+    n = reduced_size(x.shape, axes)
     if n == 0:
-        return _nan_const(_out_shape(x.shape, axes, keepdim), real(x))
+        return nan_const(reduced_shape(x.shape, axes, keepdim), real(x))
     d = x - mean(x, axis=list(axes), keepdim=True)
     sq = real(d * conj(d)) if x._data.dtype.kind == "c" else d * d
     ddof = 1 if unbiased else 0
@@ -429,7 +428,7 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
 
 
 def _cumprod_t(t, axis):
-    return apply(_cumprod_p, t, axis=axis)
+    return apply(cumprod_p, t, axis=axis)
 
 
 # Paddle 3's torch-style keywords (input=, dim=) are accepted too

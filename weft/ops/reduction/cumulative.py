@@ -12,9 +12,9 @@ from ...core.tensor import Tensor
 from ..cast import cast
 from ..math.ufuncs import exp, where
 from ..shape.views import broadcast_to, reshape
-from ._helpers import (_cast_dtype, _cumprod_p, _cumsum_p, _float_input, _index_add,
-                       _no_complex, _pad, _pad_fwd, _rev_cumsum, _revscan_p, _running,
-                       _shift_left, _slice, _slice_fwd)
+from ._helpers import (cast_dtype, cumprod_p, cumsum_p, float_input, index_add, no_complex, pad,
+                       pad_fwd, rev_cumsum, revscan_p, running, shift_left, slice_axis,
+                       slice_fwd)
 
 
 def _scan_prep(x, axis, op, arg="axis"):
@@ -33,7 +33,7 @@ def _scan_prep(x, axis, op, arg="axis"):
 
 def _scan_public(prim, x, axis, dtype, op, arg="axis"):
     t, a, shape = _scan_prep(x, axis, op, arg)
-    t = _cast_dtype(t, dtype, op)
+    t = cast_dtype(t, dtype, op)
     if t._data.dtype == np.bool_:
         t = cast(t, _dt.int64)
     r = apply(prim, t, axis=a)
@@ -50,7 +50,7 @@ def cumsum(x, axis=None, dtype=None, name=None):
     >>> weft.cumsum(weft.to_tensor([[1, 2], [3, 4]])).tolist()
     [1, 3, 6, 10]
     """
-    return _scan_public(_cumsum_p, x, axis, dtype, "cumsum")
+    return _scan_public(cumsum_p, x, axis, dtype, "cumsum")
 
 
 def cumprod(x, dim=None, dtype=None, name=None):
@@ -61,7 +61,7 @@ def cumprod(x, dim=None, dtype=None, name=None):
     >>> weft.cumprod(weft.to_tensor([1.0, 2.0, 3.0]), dim=0).tolist()
     [1.0, 2.0, 6.0]
     """
-    return _scan_public(_cumprod_p, x, dim, dtype, "cumprod", "dim")
+    return _scan_public(cumprod_p, x, dim, dtype, "cumprod", "dim")
 
 
 def cumsum_(x, axis=None, dtype=None, name=None):
@@ -96,19 +96,19 @@ def _lcse_vjp(g, ans, x, axis):
     span = 600.0 if a.dtype == np.float64 else 60.0
     if bool(np.isfinite(a).all()) and float(np.max(a) - np.min(a)) < span:
         top = Tensor._wrap(np.max(a, axis=axis, keepdims=True))
-        return exp(x - top) * _rev_cumsum(g * exp(top - ans), axis)
+        return exp(x - top) * rev_cumsum(g * exp(top - ans), axis)
     # wide range or infinities: T_i = g_i + exp(out_i - out_{i+1}) T_{i+1} has
     # coefficients in [0, 1], and -inf entries (whose gradient is 0) are masked out
     # before exp so that no NaN reaches the value or its derivatives
     neg = np.isneginf(a)
     dead = Tensor._wrap(neg)
-    dead_pair = Tensor._wrap(neg | _pad_fwd(_slice_fwd(neg, 1, n, axis), 0, 1, axis, False))
-    nxt = _shift_left(ans, axis)
+    dead_pair = Tensor._wrap(neg | pad_fwd(slice_fwd(neg, 1, n, axis), 0, 1, axis, False))
+    nxt = shift_left(ans, axis)
     zero = Tensor._wrap(xp_of(a).zeros_like(a))
     with np.errstate(invalid="ignore"):  # inf - inf in the masked-out entries
         step = where(dead_pair, zero, ans - nxt)
         lead = where(dead, zero, x - ans)
-    t = apply(_revscan_p, g, where(dead_pair, zero, exp(step)), axis=axis)
+    t = apply(revscan_p, g, where(dead_pair, zero, exp(step)), axis=axis)
     return where(dead, zero, exp(lead)) * t
 
 
@@ -127,26 +127,26 @@ def logcumsumexp(x, axis=None, dtype=None, name=None):
     [0.0, 0.6931, 1.0986]
     """
     t, a, shape = _scan_prep(x, axis, "logcumsumexp")
-    _no_complex(t, "logcumsumexp")
-    t = _float_input(_cast_dtype(t, dtype, "logcumsumexp"), "logcumsumexp")
+    no_complex(t, "logcumsumexp")
+    t = float_input(cast_dtype(t, dtype, "logcumsumexp"), "logcumsumexp")
     r = apply(_lcse_p, t, axis=a)
     return r if r.shape == list(shape) else reshape(r, shape)
 
 
 def _cum_extreme_fwd(x, axis, greater, dtype):
     xp = xp_of(x)
-    v = _running("maximum" if greater else "minimum", x, axis)
+    v = running("maximum" if greater else "minimum", x, axis)
     n = x.shape[axis]
     pos = xp.arange(n).reshape([n if i == axis else 1 for i in range(x.ndim)])
     # a position is a new running extreme when it equals the running value (ties: the
     # last one wins, as Paddle's >=) or is NaN (which then propagates)
     hit = (x == v) | xp.isnan(x) if x.dtype.kind == "f" else (x == v)
-    idx = _running("maximum", xp.where(hit, pos, 0), axis)
+    idx = running("maximum", xp.where(hit, pos, 0), axis)
     return v, idx.astype(dtype)
 
 
 def _cum_extreme_vjp(g, ans, x, axis, greater, dtype):
-    return _index_add(g[0], ans[1]._data, x.shape, axis)
+    return index_add(g[0], ans[1]._data, x.shape, axis)
 
 
 _cum_extreme_p = Primitive("cum_extreme", _cum_extreme_fwd, n_out=2)
@@ -197,7 +197,7 @@ def _concat_axis(pieces, axis):
     out, off = None, 0
     for t in pieces:
         n = t.shape[axis]
-        part = _pad(t, off, total - off - n, axis)
+        part = pad(t, off, total - off - n, axis)
         out = part if out is None else out + part
         off += n
     return out
@@ -254,7 +254,7 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
         m = t.shape[a]
         if m == 0:
             break
-        hi, lo = _slice(t, 1, m, a), _slice(t, 0, m - 1, a)
+        hi, lo = slice_axis(t, 1, m, a), slice_axis(t, 0, m - 1, a)
         t = (hi != lo) if dt == np.bool_ else hi - lo
     return t
 

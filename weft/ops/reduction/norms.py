@@ -14,8 +14,8 @@ from .._support import binary_operands
 from ..cast import cast
 from ..math.ufuncs import abs as _abs, sgn, where
 from ..shape.views import reshape, transpose
-from ._helpers import (_arr, _float_input, _keepdim, _kept_shape, _out_shape, _reduced_size,
-                       _wrap_const)
+from ._helpers import (array_of, float_input, keepdim_arg, kept_shape, reduced_shape,
+                       reduced_size, wrap_const)
 from .aggregate import amax, amin, expand_reduced, sum
 
 
@@ -37,7 +37,7 @@ def _pnorm_fwd(x, p, axis, keepdim):
             r = np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
         else:
             r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
-    return _arr(r).astype(a.dtype, copy=False)
+    return array_of(r).astype(a.dtype, copy=False)
 
 
 def _pnorm_vjp(g, ans, x, p, axis, keepdim):
@@ -48,10 +48,10 @@ def _pnorm_vjp(g, ans, x, p, axis, keepdim):
         return ge * sgn(x)
     if p in (_INF, -_INF):
         d = abs(x._data)
-        a = ans._data.reshape(_kept_shape(d.shape, axis))
+        a = ans._data.reshape(kept_shape(d.shape, axis))
         hit = (d == a) | (np.isnan(d) & np.isnan(a))
         w = hit / np.sum(hit, axis=axis, keepdims=True)
-        return ge * sgn(x) * _wrap_const(w, d.dtype)
+        return ge * sgn(x) * wrap_const(w, d.dtype)
     ae = expand_reduced(ans, x.shape, axis, keepdim)
     zero = ae == 0
     safe = where(zero, ae * 0 + 1, ae)  # the subgradient 0 at a zero norm, never NaN
@@ -126,7 +126,7 @@ def _matrix_norm(x, p, a0, a1, keepdim):
     axes = tuple(sorted((a0, a1)))
     if p in (None, "fro"):
         return apply(_pnorm_p, x, p=2.0, axis=axes, keepdim=keepdim)
-    out = list(_out_shape(shape, axes, keepdim))
+    out = list(reduced_shape(shape, axes, keepdim))
     if p in ("nuc", 2.0, -2.0):
         keep = [i for i in range(x.ndim) if i not in axes]
         m = transpose(x, keep + [a0, a1])
@@ -158,9 +158,9 @@ def norm(x, p=None, axis=None, keepdim=False, name=None):
     6.0
     """
     x = tensor_arg(x, "x", "norm")
-    keepdim = _keepdim(keepdim, "norm")
+    keepdim = keepdim_arg(keepdim, "norm")
     p = _p_arg(p, "norm")
-    x = _float_input(x, "norm")
+    x = float_input(x, "norm")
     if isinstance(axis, Tensor):
         axis = axis.tolist()
     if isinstance(axis, (list, tuple)) and len(axis) == 1:
@@ -182,7 +182,7 @@ def norm(x, p=None, axis=None, keepdim=False, name=None):
                          "axis=None)")
     axes = normalize_axes(axis, x.ndim, "norm")
     p = 2.0 if p in (None, "fro") else p
-    if p == -_INF and _reduced_size(x.shape, axes) == 0:
+    if p == -_INF and reduced_size(x.shape, axes) == 0:
         raise ValueError(f"norm: the -inf norm of an empty vector (x has shape {x.shape}) is "
                          "undefined")
     return apply(_pnorm_p, x, p=p, axis=axes, keepdim=keepdim)
@@ -206,7 +206,7 @@ def dist(x, y, p=2, name=None):
     except ValueError:
         raise ValueError(f"dist: x of shape {x.shape} and y of shape {y.shape} do not "
                          "broadcast") from None
-    x, y = binary_operands(_float_input(x, "dist"), _float_input(y, "dist"), "dist")
+    x, y = binary_operands(float_input(x, "dist"), float_input(y, "dist"), "dist")
     d = x - y
     if p == -_INF and d._data.size == 0:
         raise ValueError("dist: the -inf norm of an empty difference is undefined")

@@ -10,8 +10,8 @@ from ...core import dtype as _dt
 from ...core.args import accept_aliases, normalize_axes, normalize_axis, tensor_arg, xp_of
 from ...core.tensor import Tensor
 from ..shape.views import broadcast_to, reshape, transpose
-from ._helpers import (_bincount_p, _float_input, _keepdim, _nan_const, _no_complex, _out_shape,
-                       _reduced_size, _running, _take, _wrap_const)
+from ._helpers import (bincount_p, float_input, keepdim_arg, nan_const, no_complex,
+                       reduced_shape, reduced_size, running, take, wrap_const)
 
 
 def _axes_arg(x, axis, op):
@@ -26,7 +26,7 @@ def _to_last(x, axes):
     keep = [i for i in range(nd) if i not in axes]
     perm = keep + list(axes)
     t = transpose(x, perm) if perm != list(range(nd)) else x
-    return reshape(t, [x.shape[i] for i in keep] + [_reduced_size(x.shape, axes)])
+    return reshape(t, [x.shape[i] for i in keep] + [reduced_size(x.shape, axes)])
 
 
 def _nan_count(d):
@@ -49,20 +49,20 @@ def _order(d, nnan, positions):
 
 def _median(x, axis, keepdim, mode, op, skip_nan):
     x = tensor_arg(x, "x", op)
-    keepdim = _keepdim(keepdim, op)
+    keepdim = keepdim_arg(keepdim, op)
     if mode not in ("avg", "min"):
         raise ValueError(f"{op}: mode must be 'avg' or 'min', got {mode!r}")
-    _no_complex(x, op)
+    no_complex(x, op)
     axes = _axes_arg(x, axis, op)
     if mode == "avg":
-        x = _float_input(x, op)
-    n = _reduced_size(x.shape, axes)
-    out_shape = list(_out_shape(x.shape, axes, keepdim))
+        x = float_input(x, op)
+    n = reduced_size(x.shape, axes)
+    out_shape = list(reduced_shape(x.shape, axes, keepdim))
     if n == 0:
         if mode == "min":
             raise ValueError(f"{op}: cannot take the median of an empty slice (x has shape "
                              f"{x.shape}, axis {axis})")
-        return _nan_const(out_shape, x)
+        return nan_const(out_shape, x)
     xr = _to_last(x, axes)
     d = xr._data
     xp = xp_of(d)
@@ -76,10 +76,10 @@ def _median(x, axis, keepdim, mode, op, skip_nan):
         hi = xp.where(nnan > 0, valid, hi)
     order = _order(d, nnan, xp.stack([lo, hi]))
     ilo = xp.take_along_axis(order, lo[..., None], axis=-1)
-    r = _take(xr, ilo, -1)
+    r = take(xr, ilo, -1)
     if mode == "avg":
         ihi = xp.take_along_axis(order, hi[..., None], axis=-1)
-        r = (r + _take(xr, ihi, -1)) * 0.5
+        r = (r + take(xr, ihi, -1)) * 0.5
     r = reshape(r, out_shape)
     if mode == "min" and axis is not None:
         return r, Tensor._wrap(ilo.reshape(out_shape).astype(np.int64))
@@ -145,18 +145,18 @@ def _q_arg(q, op):
 
 def _quantile(x, q, axis, keepdim, interpolation, op, skip_nan):
     x = tensor_arg(x, "x", op)
-    keepdim = _keepdim(keepdim, op)
+    keepdim = keepdim_arg(keepdim, op)
     qs, many = _q_arg(q, op)
     if interpolation not in _INTERPOLATIONS:
         raise ValueError(f"{op}: interpolation must be one of {list(_INTERPOLATIONS)}, got "
                          f"{interpolation!r}")
-    _no_complex(x, op)
-    x = _float_input(x, op)
+    no_complex(x, op)
+    x = float_input(x, op)
     axes = _axes_arg(x, axis, op)
-    n = _reduced_size(x.shape, axes)
-    out_shape = ([len(qs)] if many else []) + list(_out_shape(x.shape, axes, keepdim))
+    n = reduced_size(x.shape, axes)
+    out_shape = ([len(qs)] if many else []) + list(reduced_shape(x.shape, axes, keepdim))
     if n == 0:
-        return _nan_const(out_shape, x)
+        return nan_const(out_shape, x)
     xr = _to_last(x, axes)
     d = xr._data
     xp = xp_of(d)
@@ -182,11 +182,11 @@ def _quantile(x, q, axis, keepdim, interpolation, op, skip_nan):
     ob = xp.broadcast_to(order, (nq,) + order.shape)
     xb = broadcast_to(reshape(xr, [1] + xr.shape), [nq] + xr.shape)
     ilo = xp.take_along_axis(ob, lo[..., None], axis=-1)
-    vlo = _take(xb, ilo, -1)
+    vlo = take(xb, ilo, -1)
     if interpolation in ("linear", "midpoint"):
-        vhi = _take(xb, xp.take_along_axis(ob, hi[..., None], axis=-1), -1)
+        vhi = take(xb, xp.take_along_axis(ob, hi[..., None], axis=-1), -1)
         if interpolation == "linear":
-            r = vlo + (vhi - vlo) * _wrap_const(frac[..., None], d.dtype)
+            r = vlo + (vhi - vlo) * wrap_const(frac[..., None], d.dtype)
         else:
             r = (vlo + vhi) * 0.5
     else:
@@ -233,13 +233,13 @@ def mode(x, axis=-1, keepdim=False, name=None):
     ([2, 1], [2, 3])
     """
     x = tensor_arg(x, "x", "mode")
-    keepdim = _keepdim(keepdim, "mode")
-    _no_complex(x, "mode")
+    keepdim = keepdim_arg(keepdim, "mode")
+    no_complex(x, "mode")
     a = normalize_axis(axis, x.ndim, "mode")
     axes = () if x.ndim == 0 else (a,)
-    if _reduced_size(x.shape, axes) == 0:
+    if reduced_size(x.shape, axes) == 0:
         raise ValueError(f"mode: axis {axis} of x (shape {x.shape}) is empty")
-    out_shape = list(_out_shape(x.shape, axes, keepdim))
+    out_shape = list(reduced_shape(x.shape, axes, keepdim))
     xr = _to_last(x, axes)
     d = xr._data
     xp = xp_of(d)
@@ -251,12 +251,12 @@ def mode(x, axis=-1, keepdim=False, name=None):
     last = xp.ones(s.shape, dtype=bool)
     last[..., :-1] = new[..., 1:]
     pos = xp.arange(n)
-    start = _running("maximum", xp.where(new, pos, 0), -1)
+    start = running("maximum", xp.where(new, pos, 0), -1)
     runs = xp.where(last, pos - start + 1, 0)
     # first maximal run in ascending order = smallest value; its end = last occurrence
     best = xp.argmax(runs, axis=-1)[..., None]
     idx = xp.take_along_axis(order, best, axis=-1)
-    v = reshape(_take(xr, idx, -1), out_shape)
+    v = reshape(take(xr, idx, -1), out_shape)
     return v, Tensor._wrap(idx.reshape(out_shape).astype(np.int64))
 
 
@@ -361,7 +361,7 @@ def bincount(x, weights=None, minlength=0, name=None):
     if w._data.dtype.kind != "f":
         cnt = xp.bincount(d, weights=w._data.astype(np.float64), minlength=int(minlength))
         return Tensor._wrap(xp.rint(cnt).astype(np.int64))
-    return apply(_bincount_p, w, idx=d.astype(np.int64), minlength=int(minlength))
+    return apply(bincount_p, w, idx=d.astype(np.int64), minlength=int(minlength))
 
 
 # Paddle 3's torch-style keywords (input=, dim=) are accepted too

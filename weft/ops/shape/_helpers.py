@@ -11,7 +11,7 @@ from ...core.place import place_of_array
 from ...core.tensor import Tensor
 
 
-_pyslice = builtins.slice  # the name slice is the public op below
+pyslice = builtins.slice  # the name slice is the public op below
 
 
 def aliases(**alias_of):

@@ -8,11 +8,11 @@ import numpy as np
 from ...autograd.engine import apply, defbatch, defvjp, Primitive
 from ...core.args import normalize_axis, slice_bounds, tensor_arg, xp_of
 from ...core.tensor import Tensor
-from ._helpers import _pyslice, aliases, int_list, tensor_list
+from ._helpers import aliases, int_list, pyslice, tensor_list
 from .views import reshape_exact
 
 
-_ALL = _pyslice(None)
+_ALL = pyslice(None)
 
 
 def _take_fwd(x, idx):
@@ -65,11 +65,11 @@ def _concat_prim(n):
 
     def rule(i):
         return lambda g, ans, *xs, axis, offsets: take(
-            g, _axis_index(axis, _pyslice(offsets[i], offsets[i + 1])))
+            g, _axis_index(axis, pyslice(offsets[i], offsets[i + 1])))
 
     def brule(i):
         return lambda g, ans, *xs, axis, offsets: take(
-            g, _axis_index(axis + 1, _pyslice(offsets[i], offsets[i + 1])))
+            g, _axis_index(axis + 1, pyslice(offsets[i], offsets[i + 1])))
     defvjp(p, *[rule(i) for i in range(n)], save=(), save_out=False)
     return defbatch(p, *[brule(i) for i in range(n)])
 
@@ -113,7 +113,7 @@ def _split_vjp(g, ans, x, axis, bounds, batch=()):
     total = None
     for gi, (a, b) in zip(g, bounds):
         e = apply(_embed, gi, shape=shape, idx=(_ALL,) * len(batch) +
-                  _axis_index(axis, _pyslice(a, b)))
+                  _axis_index(axis, pyslice(a, b)))
         total = e if total is None else total + e
     return total
 
@@ -121,7 +121,7 @@ def _split_vjp(g, ans, x, axis, bounds, batch=()):
 @functools.lru_cache(maxsize=512)
 def _split_prim(k):
     p = Primitive("split", lambda x, axis, bounds: tuple(
-        x[_axis_index(axis, _pyslice(a, b))].copy() for a, b in bounds), n_out=k, family=True)
+        x[_axis_index(axis, pyslice(a, b))].copy() for a, b in bounds), n_out=k, family=True)
     defvjp(p, _split_vjp, save=(), save_out=False)
     return defbatch(p, lambda g, ans, x, axis, bounds:
                     _split_vjp(g, ans, x, axis, bounds, batch=g[0].shape[:1]))
@@ -245,7 +245,7 @@ def column_stack(x, name=None):
 def _split_bounds(bounds, x, axis):
     if len(bounds) == 1:
         a, b = bounds[0]
-        return [take(x, _axis_index(axis, _pyslice(a, b)))]
+        return [take(x, _axis_index(axis, pyslice(a, b)))]
     return list(apply(_split_prim(len(bounds)), x, axis=axis, bounds=tuple(bounds)))
 
 
@@ -343,7 +343,7 @@ def tensor_split(x, num_or_indices, axis=0, name=None):
     idx = int_list(num_or_indices, "tensor_split", "num_or_indices")
     cuts = [0] + idx + [d]
     # Python slice semantics for each [cut_i, cut_i+1), as numpy does
-    bounds = [_pyslice(a, b).indices(d)[:2] for a, b in zip(cuts[:-1], cuts[1:])]
+    bounds = [pyslice(a, b).indices(d)[:2] for a, b in zip(cuts[:-1], cuts[1:])]
     bounds = [(a, max(a, b)) for a, b in bounds]
     return _split_bounds(bounds, x, axis)
 
@@ -449,7 +449,7 @@ def slice(input, axes, starts, ends):
     idx = [_ALL] * x.ndim
     for a, s, e in zip(axes, starts, ends):
         s, e = slice_bounds(s, e, x.shape[a], a, "slice")
-        idx[a] = _pyslice(s, e)
+        idx[a] = pyslice(s, e)
     return take(x, idx)
 
 
@@ -484,12 +484,12 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
             if s > e:
                 raise ValueError(f"strided_slice: on axis {a} the start {s} is after the end {e} "
                                  f"for the positive stride {st}")
-            idx[a] = _pyslice(min(s, d), min(e, d), st)
+            idx[a] = pyslice(min(s, d), min(e, d), st)
         else:
             if s < e:
                 raise ValueError(f"strided_slice: on axis {a} the start {s} is before the end "
                                  f"{e} for the negative stride {st}")
-            idx[a] = _pyslice(min(s, d - 1), None if stop_at_zero else e, st)
+            idx[a] = pyslice(min(s, d - 1), None if stop_at_zero else e, st)
     return take(x, idx)
 
 
@@ -524,9 +524,8 @@ def crop(x, shape=None, offsets=None, name=None):
         if o + s > xs[i]:
             raise ValueError(f"crop: offsets[{i}] + shape[{i}] = {o} + {s} exceeds x.shape[{i}] "
                              f"= {xs[i]}")
-        idx.append(_pyslice(o, o + s))
+        idx.append(pyslice(o, o + s))
     return take(x, idx)
-
 
 
 # the arity families are declared when the module loads, so weft.autograd.rules() lists them

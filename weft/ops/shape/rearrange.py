@@ -7,7 +7,7 @@ from ...autograd.engine import apply, defvjp, Primitive
 from ...core.args import normalize_axes, normalize_axis, tensor_arg, xp_of
 from ...core.tensor import Tensor
 from ..reduction.aggregate import sum as _sum
-from ._helpers import _pyslice, aliases, int_list
+from ._helpers import aliases, int_list, pyslice
 from .views import _no_save, flip_axes, reshape_exact
 
 
@@ -30,7 +30,7 @@ def _segment_sum_fwd(g, reps, axis):
         # reduceat sums [start_i, start_i+1); empty runs are dropped first because
         # reduceat returns g[start] (not 0) for them
         starts = (np.cumsum(reps) - reps)[nz]
-        out[(_pyslice(None),) * axis + (nz,)] = np.add.reduceat(g, starts, axis=axis)
+        out[(pyslice(None),) * axis + (nz,)] = np.add.reduceat(g, starts, axis=axis)
         return out
     import cupyx  # noqa: PLC0415  (GPU only)
 
@@ -46,8 +46,6 @@ _repeat_arr = Primitive("repeat_interleave", _repeat_fwd)
 
 
 _segment_sum = Primitive("repeat_interleave_grad", _segment_sum_fwd)
-
-
 
 
 _roll = Primitive("roll", lambda x, shifts, axis: np.roll(x, shifts, axis))
@@ -67,8 +65,6 @@ defvjp(_repeat_arr, lambda g, ans, x, reps, axis:
 
 defvjp(_segment_sum, lambda g, ans, x, reps, axis: apply(_repeat_arr, g, reps=reps, axis=axis),
        **_no_save)
-
-
 
 
 defvjp(_roll, lambda g, ans, x, shifts, axis:

@@ -442,7 +442,6 @@ def as_real(x, name=None):
     return apply(_as_real, x)
 
 
-
 # flip lives with the views (numpy's flip is one); the reductions' reverse scans use it
 _flip = Primitive("flip", lambda x, axis: xp_of(x).flip(x, axis).copy())
 defvjp(_flip, lambda g, ans, x, axis: apply(_flip, g, axis=axis), **_no_save)
