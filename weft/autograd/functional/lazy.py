@@ -15,7 +15,7 @@ from ...core.tensor import Tensor
 from ..api import _as_list
 from ..api import grad as _grad
 from ..engine import support
-from .rows import _expand_index, _row_ids, _Rows, _zeros_of
+from .rows import expand_index, row_ids, Rows, zeros_of
 
 
 class Jacobian:
@@ -71,7 +71,7 @@ class Jacobian:
 
     def _take(self, cidx):
         axis = 1 if self._batched else 0
-        ids, comp = _row_ids(cidx[axis], self._rows.m, axis)
+        ids, comp = row_ids(cidx[axis], self._rows.m, axis)
         sub = self._rows.part(self._j, ids, axis)
         cidx = cidx[:axis] + (comp,) + cidx[axis + 1:]
         if all(isinstance(c, slice) and c == slice(None) for c in cidx):
@@ -86,7 +86,7 @@ class Jacobian:
     def __getitem__(self, idx):
         if not self._shape:
             raise IndexError("0-D tensor can not be indexed.")
-        full = _expand_index(idx, len(self._shape))
+        full = expand_index(idx, len(self._shape))
         if full is None:
             return self._evaluate()[idx]
         return self._take(self._canonical(full))
@@ -176,10 +176,10 @@ def _rows_for(y, xs, batched):
     if batched:
         b = y.shape[0]
         m = y.shape[1] if y.ndim == 2 else 1
-        rows = _Rows(lambda: support.reshape_op(y, [b, m]), xs, True, m)
+        rows = Rows(lambda: support.reshape_op(y, [b, m]), xs, True, m)
         rows.bsize = b
     else:
-        rows = _Rows(lambda: support.reshape_op(y, [-1]), xs, False, int(y._data.size))
+        rows = Rows(lambda: support.reshape_op(y, [-1]), xs, False, int(y._data.size))
     return rows
 
 
@@ -242,7 +242,7 @@ class _LazyGrad:
         if self.gs is None:
             gs = _grad(self.ys, self.xs, retain_graph=True, create_graph=True,
                        allow_unused=True)
-            self.gs = [_zeros_of(x) if g is None else g for g, x in zip(gs, self.xs)]
+            self.gs = [zeros_of(x) if g is None else g for g, x in zip(gs, self.xs)]
         return self.gs[i]
 
 
@@ -265,11 +265,11 @@ def _hessian_blocks(ys, xlist, batched):
         if batched:
             b = xi.shape[0]
             m = xi.shape[1] if xi.ndim == 2 else 1
-            rows = _Rows(lambda i=i, b=b, m=m: support.reshape_op(lazy.get(i), [b, m]), xlist,
+            rows = Rows(lambda i=i, b=b, m=m: support.reshape_op(lazy.get(i), [b, m]), xlist,
                          True, m)
             rows.bsize = b
         else:
-            rows = _Rows(lambda i=i: support.reshape_op(lazy.get(i), [-1]), xlist, False,
+            rows = Rows(lambda i=i: support.reshape_op(lazy.get(i), [-1]), xlist, False,
                          int(xi._data.size))
         blocks.append([_view(Hessian, rows, j, xi.ndim if not batched else 2, xj, batched)
                        for j, xj in enumerate(xlist)])

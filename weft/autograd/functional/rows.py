@@ -18,7 +18,7 @@ from ..api import _xp
 from ..engine import run_backward, support
 
 
-def _zeros_of(x):
+def zeros_of(x):
     return Tensor._wrap(_xp(x).zeros(x._data.shape, dtype=x._data.dtype))
 
 
@@ -27,7 +27,7 @@ def _zeros_of(x):
 _BATCH_ELEMENTS = 1 << 22
 
 
-class _Rows:
+class Rows:
     """Row-wise evaluation of the Jacobian of a flat ``y`` (``[M]``, or ``[B, M]`` when
     batched) with respect to ``xs``: row ``i`` is a list with one flattened part per
     x (``[N_j]`` or ``[B, N_j]``).
@@ -151,7 +151,7 @@ class _Rows:
         return out
 
 
-def _row_ids(comp, m, axis):
+def row_ids(comp, m, axis):
     """The rows an index component selects, and the component that indexes them
     once gathered in that order."""
     if isinstance(comp, slice):
@@ -173,7 +173,7 @@ def _row_ids(comp, m, axis):
     return [int(v) % m for v in a], list(range(len(a)))
 
 
-def _expand_index(idx, ndim):
+def expand_index(idx, ndim):
     """``idx`` as a tuple of exactly ``ndim`` components, or None when it uses
     ``None``/boolean indexing (handled on the evaluated tensor)."""
     if not isinstance(idx, tuple):

@@ -21,7 +21,7 @@ from ...core.tensor import Tensor
 from ..api import _as_list
 from ..api import grad as _grad
 from ..engine import support
-from .rows import _expand_index, _row_ids, _Rows, _zeros_of
+from .rows import expand_index, row_ids, Rows, zeros_of
 
 
 # ----------------------------------------------------------------------------------
@@ -95,18 +95,18 @@ def _vjp(ys, xs, vs):
     if pairs:
         gs = _grad([p[0] for p in pairs], xs, [p[1] for p in pairs], retain_graph=True,
                    create_graph=True, allow_unused=True)
-    return [_zeros_of(x) if g is None else g for g, x in zip(gs, xs)]
+    return [zeros_of(x) if g is None else g for g, x in zip(gs, xs)]
 
 
 def _tangents(ys, xs, vs):
     """``J v`` for recorded ``ys`` of ``xs`` by the double-vjp trick."""
     fl = [k for k, y in enumerate(ys) if _float(y) and not y.stop_gradient]
-    res = [_zeros_of(y) for y in ys]
+    res = [zeros_of(y) for y in ys]
     if not fl:
         return res
     us = []
     for k in fl:
-        u = _zeros_of(ys[k])
+        u = zeros_of(ys[k])
         u.stop_gradient = False
         us.append(u)
     gx = _grad([ys[k] for k in fl], xs, us, retain_graph=True, create_graph=True,
@@ -228,7 +228,7 @@ class Jacobian:
         self._init_rows(lambda: y, xl, b, int(y.shape[-1]))
 
     def _init_rows(self, y_fn, xl, b, m):
-        self._rows = _Rows(y_fn, xl, self._batched, m)
+        self._rows = Rows(y_fn, xl, self._batched, m)
         n = sum(int(np.prod(x.shape[1:])) if self._batched else int(x._data.size) for x in xl)
         self._shape = (b, m, n) if self._batched else (m, n)
 
@@ -237,11 +237,11 @@ class Jacobian:
         return self._shape
 
     def __getitem__(self, idx):
-        full = _expand_index(idx, len(self._shape))
+        full = expand_index(idx, len(self._shape))
         if full is None:
             return self[:][idx]
         axis = 1 if self._batched else 0
-        ids, comp = _row_ids(full[axis], self._rows.m, axis)
+        ids, comp = row_ids(full[axis], self._rows.m, axis)
         if ids:
             # one batched pass for all missing rows, then one slice per x
             parts = [self._rows.part(j, ids, axis) for j in range(len(self._rows.xs))]

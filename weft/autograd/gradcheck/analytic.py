@@ -14,13 +14,13 @@ from ...core.tensor import Tensor
 from ..api import grad as _grad
 from ..engine import support
 from ..grad_mode import enable_grad
-from .common import _host, _like, _prec
-from .complex import _wide
-from .options import _diff_outputs
+from .common import host, like, _prec
+from .complex import wide
+from .options import diff_outputs
 from .report import GradcheckError, _unravel
 
 
-class _Analytic:
+class Analytic:
     """func applied to leaf copies of the checked inputs, with VJPs through the engine."""
 
     def __init__(self, func, seq, checked, name):
@@ -32,7 +32,7 @@ class _Analytic:
             self.leaves[i] = c
         with enable_grad():
             res = func(*self.leaves)
-        self.outs = _diff_outputs(res, name)
+        self.outs = diff_outputs(res, name)
         self.checked = checked
         self.targets = [self.leaves[i] for i in checked]
 
@@ -40,7 +40,7 @@ class _Analytic:
         """Host gradients (wide dtype, or None where unused) for cotangents ``vs``."""
         if not self.outs:
             return [None] * len(self.checked)
-        gos = [Tensor._wrap(_like(np.asarray(v).astype(o._data.dtype), o))
+        gos = [Tensor._wrap(like(np.asarray(v).astype(o._data.dtype), o))
                for v, (_, o) in zip(vs, self.outs)]
         try:
             gs = _grad([o for _, o in self.outs], self.targets, grad_outputs=gos,
@@ -49,7 +49,7 @@ class _Analytic:
             raise GradcheckError(f"{self.name}: the {what} pass raised "
                                  f"{type(e).__name__}: {e}") from e
         self.last = gs
-        return [None if g is None else _host(g) for g in gs]
+        return [None if g is None else host(g) for g in gs]
 
     def prec(self):
         return max([_prec(o._data.dtype) for _, o in self.outs], default=0)
@@ -79,7 +79,7 @@ def _forward_jvp(checker):
             a = t if k == i else np.zeros(x.shape)
             a = np.asarray(a).astype(x._data.dtype) if x._data.dtype.kind == "c" else \
                 np.asarray(np.real(a)).astype(x._data.dtype)
-            tangents.append(Tensor._wrap(_like(a, x)))
+            tangents.append(Tensor._wrap(like(a, x)))
         try:
             with enable_grad():
                 _, ts = jvp(restricted, [an.leaves[k] for k in checked], tangents)
@@ -88,12 +88,12 @@ def _forward_jvp(checker):
                                  f"{type(e).__name__}: {e}") from e
         if isinstance(ts, Tensor):
             ts = (ts,)
-        return [np.zeros(o.shape) if tt is None else _host(tt)
+        return [np.zeros(o.shape) if tt is None else host(tt)
                 for tt, (_, o) in zip(ts, checker.outs)]
     return run
 
 
-def _check_batched(checker):
+def check_batched(checker):
     """Stacked cotangents times ``weft.autograd.jacobian`` must equal per-cotangent VJPs."""
     from .. import functional  # noqa: PLC0415
 
@@ -118,7 +118,7 @@ def _check_batched(checker):
             ys = [support.reshape_op(res[j], [-1]) for j, _ in outs]
             try:
                 js = jacobian(ys, flat)
-                mats = [_host(J[:]).reshape(int(y._data.size), int(flat._data.size))
+                mats = [host(J[:]).reshape(int(y._data.size), int(flat._data.size))
                         for J, y in zip(js, ys)]
             except Exception as e:
                 raise GradcheckError(f"{checker.name}: check_batched_grad: jacobian raised "
@@ -131,7 +131,7 @@ def _check_batched(checker):
         for k in range(K):
             # complex outputs get zero cotangents: the real Jacobian does not cover them
             vs = [by_out[id(o)][k].reshape(o._data.shape) if id(o) in by_out else
-                  np.zeros(o._data.shape, dtype=_wide(o._data.dtype)) for _, o in checker.outs]
+                  np.zeros(o._data.shape, dtype=wide(o._data.dtype)) for _, o in checker.outs]
             g = checker.an.vjp(vs)[ci]
             g = np.zeros(x.shape) if g is None else g
             diff = np.abs(batched[k] - g.reshape(-1))

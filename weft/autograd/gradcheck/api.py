@@ -8,11 +8,11 @@ from ...core.tensor import Tensor
 from ..api import grad as _grad
 from ..engine import support
 from ..grad_mode import enable_grad, is_grad_enabled, no_grad
-from .analytic import _check_batched, _forward_jvp
+from .analytic import check_batched, _forward_jvp
 from .checker import _Checker
-from .common import _like, _zeros_of
-from .complex import _rand
-from .options import _diff_outputs, _Options, _split_inputs
+from .common import like, zeros_of
+from .complex import rand
+from .options import diff_outputs, Options, split_inputs
 from .report import GradcheckError
 from .sparse import _sparse_reduce
 
@@ -29,7 +29,7 @@ def _prepare(func, inputs, opts, name):
         if opts.raise_exception:
             raise
         return None
-    seq, checked = _split_inputs(inputs, name)
+    seq, checked = split_inputs(inputs, name)
     return func, inputs, seq, checked
 
 
@@ -47,7 +47,7 @@ def _run(func, inputs, opts, name, in_label=None, out_label=None):
         if backward and opts.check_undefined_grad:
             ch.check_undefined()
         if backward and opts.check_batched_grad:
-            _check_batched(ch)
+            check_batched(ch)
     except GradcheckError:
         if opts.raise_exception:
             raise
@@ -96,7 +96,7 @@ def gradcheck(func, inputs, *, eps=None, atol=None, rtol=None, raise_exception=T
     >>> gradcheck(lambda t: (t * t).exp(), x)
     True
     """
-    opts = _Options("gradcheck", eps, atol, rtol, raise_exception, fast_mode, num_directions,
+    opts = Options("gradcheck", eps, atol, rtol, raise_exception, fast_mode, num_directions,
                     nondet_tol, masked, check_undefined_grad, check_grad_dtypes,
                     check_forward_ad, check_backward_ad, check_batched_grad, seed)
     return _run(func, inputs, opts, "gradcheck")
@@ -128,7 +128,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=None, atol=None, rtol=
                  ("check_fwd_over_rev", check_fwd_over_rev)):
         if not isinstance(v, (bool, np.bool_)):
             raise TypeError(f"{name}: {k} must be a bool, got {type(v).__name__}")
-    opts = _Options(name, eps, atol, rtol, raise_exception, fast_mode, num_directions,
+    opts = Options(name, eps, atol, rtol, raise_exception, fast_mode, num_directions,
                     nondet_tol, masked, check_undefined_grad, check_grad_dtypes,
                     check_forward_ad or check_fwd_over_rev,
                     check_backward_ad and check_rev_over_rev, check_batched_grad, seed)
@@ -138,12 +138,12 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=None, atol=None, rtol=
     func, inputs, seq, checked = prepared
     with no_grad():
         copies = [Tensor._wrap(a._data.copy()) if k in checked else a for k, a in enumerate(seq)]
-        outs = _diff_outputs(func(*copies), name)
+        outs = diff_outputs(func(*copies), name)
     if grad_outputs is None:
         rng = np.random.default_rng([opts.seed, 1])
         gos = []
         for _, o in outs:
-            g = Tensor._wrap(_like(_rand(o._data.shape, o._data.dtype.kind == "c", rng), o))
+            g = Tensor._wrap(like(rand(o._data.shape, o._data.dtype.kind == "c", rng), o))
             g.stop_gradient = False
             gos.append(g)
     else:
@@ -176,7 +176,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=None, atol=None, rtol=
                     a = Tensor._wrap(xs[i]._data)
                     a.stop_gradient = False
                     xs[i] = a
-            o2 = _diff_outputs(func(*xs), name)
+            o2 = diff_outputs(func(*xs), name)
             if len(o2) != len(vs):
                 raise ValueError(f"{name}: func returned {len(o2)} floating-point outputs, "
                                  f"expected {len(vs)}")
@@ -184,7 +184,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=None, atol=None, rtol=
                   for v, (_, o) in zip(vs, o2)]
             gs = _grad([o for _, o in o2], [xs[i] for i in checked], grad_outputs=vs,
                        create_graph=create, allow_unused=True)
-            return tuple(_zeros_of(xs[i]) if g is None else g for i, g in zip(checked, gs))
+            return tuple(zeros_of(xs[i]) if g is None else g for i, g in zip(checked, gs))
 
     def in_label(i):
         return f"input {i}" if i < n else f"grad_outputs[{i - n}]"

@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 
-from .analytic import _Analytic
-from .common import _TOL, _prec
-from .complex import _directions, _factors, _rand, _realvec, _row_layout, _wide
+from .analytic import Analytic
+from .common import TOL, _prec
+from .complex import directions, factors, rand, realvec, row_layout, wide
 from .numeric import _Numeric
 from .report import GradcheckError, fast_failure, worst_entry
 
@@ -24,7 +24,7 @@ class _Checker:
         self.func, self.seq, self.checked, self.opts, self.name = func, seq, checked, opts, name
         self.in_label = in_label or (lambda i: f"input {i}")
         self.out_label = out_label or (lambda j: f"output {j}")
-        self.an = _Analytic(func, seq, checked, name)
+        self.an = Analytic(func, seq, checked, name)
         self.outs = self.an.outs
         positions = [j for j, _ in self.outs]
         self.num = _Numeric(func, seq, checked, positions, opts.eps, name)
@@ -32,7 +32,7 @@ class _Checker:
         out_prec = self.an.prec()
         self.tol = {}
         for i in checked:
-            a, r = _TOL[max(_prec(seq[i]._data.dtype), out_prec)]
+            a, r = TOL[max(_prec(seq[i]._data.dtype), out_prec)]
             self.tol[i] = (a if opts.atol is None else opts.atol,
                            r if opts.rtol is None else opts.rtol)
         self.rng = np.random.default_rng(opts.seed)
@@ -71,7 +71,7 @@ class _Checker:
                           f"{x.dtype.name} and shape {x.shape}")
 
     def check_undefined(self):
-        vs = [np.zeros(o._data.shape, dtype=_wide(o._data.dtype)) for _, o in self.outs]
+        vs = [np.zeros(o._data.shape, dtype=wide(o._data.dtype)) for _, o in self.outs]
         try:
             gs = self.an.vjp(vs, "zero-cotangent backward")
         except GradcheckError as e:
@@ -86,7 +86,7 @@ class _Checker:
     # -- fast mode -----------------------------------------------------------------
     def fast(self, backward, forward_jvp):
         for k in range(self.opts.num_directions):
-            vs = [_rand(o._data.shape, o._data.dtype.kind == "c", self.rng) for _, o in self.outs]
+            vs = [rand(o._data.shape, o._data.dtype.kind == "c", self.rng) for _, o in self.outs]
             if backward:
                 gs = self._vjp(vs)
                 if k == 0:
@@ -99,7 +99,7 @@ class _Checker:
                     continue
                 u = np.asarray(self.rng.standard_normal(x.shape))
                 u /= np.linalg.norm(u)
-                for part, d in _directions(u, x.dtype.kind == "c"):
+                for part, d in directions(u, x.dtype.kind == "c"):
                     dfs, delta = self.num.diff(i, self.eps * d)
                     two = 2 * self.eps
                     n = sum(float(np.vdot(v, df).real) for v, df in zip(vs, dfs)) / two
@@ -117,7 +117,7 @@ class _Checker:
 
     # -- slow mode -----------------------------------------------------------------
     def slow(self, backward, forward_jvp):
-        rows = _row_layout(self.outs)
+        rows = row_layout(self.outs)
         R = sum(r[3] for r in rows)
         sizes = {i: self.num.base_wide[i].size for i in self.checked}
         cplx_in = {i: self.num.base_wide[i].dtype.kind == "c" for i in self.checked}
@@ -129,7 +129,7 @@ class _Checker:
         for i in self.checked:
             x = self.num.base_wide[i]
             cols = []
-            for factor in _factors(cplx_in[i]):
+            for factor in factors(cplx_in[i]):
                 for p in range(x.size):
                     d = np.zeros(x.shape, dtype=x.dtype)
                     d.flat[p] = self.eps * factor
@@ -137,7 +137,7 @@ class _Checker:
                     dp = delta.flat[p]
                     dp = dp.imag if factor == 1j else dp.real
                     cols.append(np.concatenate(
-                        [_realvec(df, df.dtype.kind == "c") for df in dfs]
+                        [realvec(df, df.dtype.kind == "c") for df in dfs]
                         or [np.zeros(0)]) / dp)
             numerical[i] = np.stack(cols, axis=1) if cols else np.zeros((R, 0))
         if backward:
@@ -146,7 +146,7 @@ class _Checker:
             first = True
             for m, _, factor, n in rows:
                 for q in range(n):
-                    vs = [np.zeros(oo._data.shape, dtype=_wide(oo._data.dtype))
+                    vs = [np.zeros(oo._data.shape, dtype=wide(oo._data.dtype))
                           for _, oo in self.outs]
                     vs[m].flat[q] = factor
                     gs = self._vjp(vs)
@@ -156,7 +156,7 @@ class _Checker:
                     first = False
                     for i, g in zip(self.checked, gs):
                         if g is not None:
-                            analytic[i][r] = _realvec(g, cplx_in[i])
+                            analytic[i][r] = realvec(g, cplx_in[i])
                     r += 1
             worst_entry(self, analytic, numerical, rows, sizes, cplx_in, "Jacobian")
         if forward_jvp is not None:
@@ -164,13 +164,13 @@ class _Checker:
             for i in self.checked:
                 x = self.num.base_wide[i]
                 cols = []
-                for factor in _factors(cplx_in[i]):
+                for factor in factors(cplx_in[i]):
                     for p in range(x.size):
                         t = np.zeros(x.shape, dtype=x.dtype)
                         t.flat[p] = factor
                         ts = forward_jvp(i, t)
                         cols.append(np.concatenate(
-                            [_realvec(tt, o._data.dtype.kind == "c")
+                            [realvec(tt, o._data.dtype.kind == "c")
                              for tt, (_, o) in zip(ts, self.outs)] or [np.zeros(0)]))
                 analytic[i] = np.stack(cols, axis=1) if cols else np.zeros((R, 0))
             worst_entry(self, analytic, numerical, rows, sizes, cplx_in,

@@ -13,18 +13,18 @@ from __future__ import annotations
 import numpy as np
 
 
-def _wide(d):
+def wide(d):
     return np.dtype(np.complex128) if d.kind == "c" else np.dtype(np.float64)
 
 
-def _rand(shape, cplx, rng):
+def rand(shape, cplx, rng):
     a = np.asarray(rng.standard_normal(shape))
     if cplx:
         a = a + 1j * np.asarray(rng.standard_normal(shape))
     return np.asarray(a)  # 0-D arithmetic gives numpy scalars
 
 
-def _directions(u, cplx):
+def directions(u, cplx):
     """The perturbations along unit direction ``u`` of a real or complex input."""
     parts = [("real part", u)]
     if cplx:
@@ -32,12 +32,12 @@ def _directions(u, cplx):
     return parts
 
 
-def _factors(cplx):
+def factors(cplx):
     """One-hot values that span an entry: 1, and i for a complex one."""
     return (1.0, 1j) if cplx else (1.0,)
 
 
-def _row_layout(outs):
+def row_layout(outs):
     """The rows of a full Jacobian: ``(output list index, position in func's return,
     part factor, size)``, a second block for the imaginary part of a complex output."""
     rows = []
@@ -49,7 +49,7 @@ def _row_layout(outs):
     return rows
 
 
-def _realvec(a, cplx):
+def realvec(a, cplx):
     """``a`` flattened to real coordinates (real parts, then imaginary parts)."""
     a = a.reshape(-1)
     return np.concatenate([a.real, a.imag]) if cplx else a.real

@@ -12,8 +12,8 @@ import numpy as np
 
 from ...core.tensor import Tensor
 from ..grad_mode import no_grad
-from .common import _EPS, _host, _like, _prec
-from .complex import _wide
+from .common import EPS, host, like, _prec
+from .complex import wide
 
 
 class _Numeric:
@@ -25,7 +25,7 @@ class _Numeric:
         self.checked = checked
         self.positions = positions
         self.name = name
-        self.base = {i: _host(seq[i]) for i in checked}
+        self.base = {i: host(seq[i]) for i in checked}
         try:
             self.run({})
         except Exception:
@@ -34,11 +34,11 @@ class _Numeric:
             # a dtype-specific kernel: difference at the inputs' own precision instead
             self.base = {i: seq[i].numpy().copy() for i in checked}
             self.run({})
-        self.base_wide = {i: np.asarray(b, dtype=_wide(b.dtype)) for i, b in self.base.items()}
+        self.base_wide = {i: np.asarray(b, dtype=wide(b.dtype)) for i, b in self.base.items()}
         # outputs rounded to less than float64 (a cast inside func) need a larger step
         prec = max([_prec(b.dtype) for b in self.base.values()] +
                    [_prec(o.dtype) for o in self._raw], default=0)
-        self.eps = user_eps if user_eps is not None else _EPS[prec]
+        self.eps = user_eps if user_eps is not None else EPS[prec]
 
     def run(self, pert):
         args = list(self.seq)
@@ -46,7 +46,7 @@ class _Numeric:
             a = pert.get(i)
             if a is None:
                 a = self.base[i].copy()
-            args[i] = Tensor._wrap(_like(a, self.seq[i]))
+            args[i] = Tensor._wrap(like(a, self.seq[i]))
         with no_grad():
             res = self.func(*args)
         if isinstance(res, Tensor):
@@ -60,7 +60,7 @@ class _Numeric:
         except (IndexError, AttributeError):
             raise ValueError(f"{self.name}: func returned differently structured outputs when "
                              "evaluated at float64 copies of the inputs") from None
-        return [np.asarray(r, dtype=_wide(r.dtype)) for r in self._raw]
+        return [np.asarray(r, dtype=wide(r.dtype)) for r in self._raw]
 
     def perturbed(self, i, d):
         """``base + d`` in the numeric dtype, and the realised perturbation in wide dtype."""

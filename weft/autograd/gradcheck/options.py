@@ -7,10 +7,10 @@ import numbers
 import numpy as np
 
 from ...core.tensor import Tensor
-from .common import _is_float, _is_sparse
+from .common import is_float, is_sparse
 
 
-def _split_inputs(inputs, name):
+def split_inputs(inputs, name):
     if isinstance(inputs, Tensor):
         seq = (inputs,)
     elif isinstance(inputs, (list, tuple)):
@@ -19,19 +19,19 @@ def _split_inputs(inputs, name):
         raise TypeError(f"{name}: inputs must be a Tensor or a sequence, got "
                         f"{type(inputs).__name__}")
     for a in seq:
-        if _is_sparse(a):
+        if is_sparse(a):
             # weft's sparse tensors were reduced to their values before this point
             raise TypeError(f"{name}: an input of type {type(a).__name__} says it is sparse "
                             "but is not a weft sparse tensor")
     checked = [i for i, a in enumerate(seq) if isinstance(a, Tensor)
-               and _is_float(a._data.dtype) and not a.stop_gradient]
+               and is_float(a._data.dtype) and not a.stop_gradient]
     if not checked:
         raise ValueError(f"{name}: no input is a floating-point or complex Tensor with "
                          "stop_gradient=False, so there is nothing to check")
     return seq, checked
 
 
-def _diff_outputs(res, name):
+def diff_outputs(res, name):
     """``[(position, tensor)]`` of the floating/complex Tensors ``func`` returned."""
     if isinstance(res, Tensor):
         items = [(0, res)]
@@ -41,10 +41,10 @@ def _diff_outputs(res, name):
         raise TypeError(f"{name}: func must return a Tensor or a sequence of Tensors, got "
                         f"{type(res).__name__}")
     for _, o in items:
-        if _is_sparse(o):
+        if is_sparse(o):
             raise NotImplementedError(f"{name}: sparse outputs need weft.sparse, not available "
                                       "yet")
-    return [(j, o) for j, o in items if _is_float(o._data.dtype)]
+    return [(j, o) for j, o in items if is_float(o._data.dtype)]
 
 
 def _opt_number(v, arg, name, positive):
@@ -58,7 +58,7 @@ def _opt_number(v, arg, name, positive):
     return v
 
 
-class _Options:
+class Options:
     __slots__ = ("eps", "atol", "rtol", "raise_exception", "fast_mode", "num_directions",
                  "nondet_tol", "masked", "check_undefined_grad", "check_grad_dtypes",
                  "check_forward_ad", "check_backward_ad", "check_batched_grad", "seed")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...core.tensor import Tensor
 from ..api import grad as _grad
 from ..grad_mode import enable_grad
-from .common import _is_float, _is_sparse
+from .common import is_float, is_sparse
 from .report import GradcheckError
 
 
@@ -28,13 +28,13 @@ def _sparse_reduce(func, inputs, masked, name):
     seq = (inputs,) if isinstance(inputs, Tensor) else inputs
     if not isinstance(seq, (list, tuple)):
         return func, inputs
-    sparse_in = [i for i, a in enumerate(seq) if isinstance(a, Tensor) and _is_sparse(a)]
+    sparse_in = [i for i, a in enumerate(seq) if isinstance(a, Tensor) and is_sparse(a)]
     if not sparse_in:
         return _sparse_outputs(func, name), inputs
     if masked is False:
         raise NotImplementedError(f"{name}: masked=False (perturbing the implicit zeros of "
                                   "sparse inputs) is not supported; use masked=True")
-    checked = [i for i in sparse_in if _is_float(seq[i]._data.dtype) and not seq[i].stop_gradient]
+    checked = [i for i in sparse_in if is_float(seq[i]._data.dtype) and not seq[i].stop_gradient]
     _check_sparse_grad_patterns(func, seq, checked, name)
     templates = {i: seq[i] for i in checked}
     new_inputs = list(seq)
@@ -60,11 +60,11 @@ def _sparse_outputs(func, name):
         res = func(*args)
         single = isinstance(res, Tensor)
         items = [res] if single else res
-        if not isinstance(items, (list, tuple)) or not any(_is_sparse(o) for o in items):
+        if not isinstance(items, (list, tuple)) or not any(is_sparse(o) for o in items):
             return res
         out = []
         for j, o in enumerate(items):
-            if _is_sparse(o):
+            if is_sparse(o):
                 p = patterns.get(j)
                 if p is None:
                     patterns[j] = o.detach()
@@ -86,7 +86,7 @@ def _check_sparse_grad_patterns(func, seq, checked, name):
     with enable_grad():
         res = func(*leaves)
     outs = [res] if isinstance(res, Tensor) else [o for o in res if isinstance(o, Tensor)]
-    outs = [o for o in outs if _is_float(o._data.dtype) and not o.stop_gradient]
+    outs = [o for o in outs if is_float(o._data.dtype) and not o.stop_gradient]
     if not outs or not checked:
         return
     try:
@@ -97,5 +97,5 @@ def _check_sparse_grad_patterns(func, seq, checked, name):
         if g is not None and not leaves[i]._same_pattern_as(g):
             raise GradcheckError(f"{name}: input {i}: gradient pattern differs from input "
                                  f"(got {type(g).__name__} of shape {g.shape}"
-                                 f"{'' if not _is_sparse(g) else f' with {g.nnz()} entries'}"
+                                 f"{'' if not is_sparse(g) else f' with {g.nnz()} entries'}"
                                  f" for a {type(seq[i]).__name__} with {seq[i].nnz()} entries)")
