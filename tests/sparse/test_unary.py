@@ -104,6 +104,15 @@ def test_pow_dtypes_and_errors():
         S.pow(xi, True)
 
 
+def test_real_only_ops_reject_complex_with_unsupported_dtype_error():
+    # regression: the dense op's plain TypeError used to pass through (api-sparse.md §0)
+    for fmt in ("coo", "csr"):
+        x, _, _ = make(np.random.default_rng(1), fmt, [3, 4], 0.5, "complex64")
+        for op in ("deg2rad", "rad2deg"):
+            with pytest.raises(weft.UnsupportedDtypeError, match=f"{op}: x must be a real"):
+                getattr(S, op)(x)
+
+
 def test_dense_input_and_non_tensor():
     for op in list(NUMPY):
         with pytest.raises(NotImplementedError):
