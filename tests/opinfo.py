@@ -443,13 +443,12 @@ def is_canonical(t):
 
 
 def same_pattern(a, b):
-    """Same layout, shape and stored index arrays (values aside)."""
+    """Same layout, shape and stored index arrays, index dtype included (values aside)."""
     if a.is_sparse_coo() != b.is_sparse_coo() or a.shape != b.shape:
         return False
-    if a.is_sparse_coo():
-        return np.array_equal(a.indices().numpy(), b.indices().numpy())
-    return np.array_equal(a.crows().numpy(), b.crows().numpy()) and \
-        np.array_equal(a.cols().numpy(), b.cols().numpy())
+    pairs = [(a.indices(), b.indices())] if a.is_sparse_coo() else \
+        [(a.crows(), b.crows()), (a.cols(), b.cols())]
+    return all(p.dtype == q.dtype and np.array_equal(p.numpy(), q.numpy()) for p, q in pairs)
 
 
 def _is_array_list(x):
