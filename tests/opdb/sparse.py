@@ -73,6 +73,7 @@ def operands(dtype, rng, layout, **kw):
         yield "duplicates, unsorted, int32", a((4, 5), duplicates=True, shuffle=True,
                                                index_dtype="int32")
     yield "explicit zeros", a((4, 4), density=0.6, zeros=2)
+    yield "every position stored", a((3, 4), density=1.0)
     yield "noncontig", a((3, 5), noncontig=True)
     yield "nnz=0", a((3, 4), density=0.0)
     yield "zero-size", a((0, 3))

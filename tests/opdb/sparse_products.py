@@ -49,8 +49,8 @@ def _matmul_samples(dtype, rng, layout):
     yield SampleInput(s((4, 5), duplicates=True, shuffle=True, index_dtype="int32"),
                       s((5, 3), duplicates=True, shuffle=True, index_dtype="int32"),
                       name="duplicates, unsorted, int32")
-    yield SampleInput(s((4, 5), duplicates=True, shuffle=True), d((5, 2)),
-                      name="duplicates @ dense")
+    yield SampleInput(s((4, 5), duplicates=True, shuffle=True, index_dtype="int32"), d((5, 2)),
+                      name="duplicates, int32 @ dense")
     # stored zeros: their products are structural entries of the result (value 0)
     yield SampleInput(s((4, 4), zeros=3, density=0.6), s((4, 3), zeros=2, density=0.6),
                       name="explicit zeros")
