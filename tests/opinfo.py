@@ -93,7 +93,8 @@ class OpInfo:
     supports_grad: bool = True
     supports_gradgrad: bool = True
     method: str | None = None          # Tensor method name, if Paddle has one
-    error_inputs: Callable[[np.random.Generator], Any] | None = None
+    # error_inputs(rng), or error_inputs(rng, layout) for an entry with a sparse layout
+    error_inputs: Callable[..., Any] | None = None
     atol: float | None = None          # override the forward tolerance
     rtol: float | None = None
     check_dtype: bool = True           # output dtype must equal the reference's
