@@ -257,6 +257,22 @@ def test_cast_isnan_is_same_shape():
     assert x.astype("float64").dtype == np.float64
 
 
+@pytest.mark.parametrize("values, dtype", [
+    ([True, True, False], "int64"),   # duplicates of a bool tensor merge by `or`
+    ([0.5, 1.5, 2.0], "int32"),       # truncation does not commute with the sum
+    ([2, -2, 3], "bool"),             # the duplicates cancel: False, not True
+])
+@pytest.mark.parametrize("fmt", ["coo", "csr"])
+def test_cast_of_duplicates_is_the_cast_of_their_sum(values, dtype, fmt):
+    # regression: cast used to convert each duplicate entry on its own
+    x = S.sparse_coo_tensor([[0, 0, 1], [1, 1, 0]], np.array(values), [2, 2])
+    if fmt == "csr":
+        x = S.sparse_csr_tensor([0, 2, 3], [1, 1, 0], np.array(values), [2, 2])
+    y = S.cast(x, value_dtype=dtype)
+    assert y.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(y.to_dense().numpy(), x.to_dense().numpy().astype(dtype))
+
+
 def test_from_scipy_formats_and_to_scipy():
     a = sp.random(5, 4, density=0.4, format="csc", random_state=1)
     for fmt in ("csr", "csc", "coo", "bsr", "lil", "dok"):

@@ -12,8 +12,8 @@ import numpy as np
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from . import _kernels as K
-from .convert import (_merge_values, _want_inverse, coo_linear, csr_linear, csr_to_coo_indices,
-                      gather_rows, values)
+from .convert import (_merge_values, _want_inverse, coalesce, coo_linear, csr_linear,
+                      csr_to_coo_indices, gather_rows, values)
 from .softmax import csr_row_softmax as _csr_row_softmax  # noqa: F401  (for sparse.nn)
 from .tensor import SparseCooTensor, UnsupportedDtypeError, _SparseBase, wrap_coo, wrap_csr
 
@@ -141,6 +141,12 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
         if vdt != v._data.dtype:
             from ..ops.cast import cast as dense_cast  # noqa: PLC0415
 
+            if not _cast_is_additive(v._data.dtype, vdt):
+                # duplicates stand for their sum, and this cast does not commute with
+                # it (True + True is True but 1 + 1 is 2; int(0.5) + int(1.5) != int(2.0)):
+                # merge them first, as the nonlinear unary ops do
+                x = coalesce(x)
+                v = values(x)
             v = dense_cast(v, vdt)
     if isinstance(x, SparseCooTensor):
         idx = x._indices if idt is None or idt == x._indices.dtype else x._indices.astype(idt)
@@ -149,6 +155,14 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
     if idt is not None and idt != cr.dtype:
         cr, cl = cr.astype(idt), cl.astype(idt)
     return wrap_csr(v, cr, cl, x._shape, x._canonical)
+
+
+def _cast_is_additive(src, dst):
+    """Whether casting entries and then summing them equals casting their sum (up to
+    rounding): not across bool (whose sum is `or`), not float/complex -> integer."""
+    if src.kind == "b" or dst.kind == "b":
+        return False
+    return not (src.kind in "fc" and dst.kind in "iu")
 
 
 def isnan(x, name=None):
