@@ -63,13 +63,16 @@ def operands(dtype, rng, layout, **kw):
         yield "1-D", a((7,))
         yield "3-D", a((2, 3, 4), density=0.4)
         yield "hybrid sparse_dim=1", a((4, 3, 2), sparse_dim=1, density=0.6)
-        yield "hybrid sparse_dim=2", a((3, 4, 2), sparse_dim=2)
+        yield "hybrid sparse_dim=2, duplicates, unsorted", a((3, 4, 2), sparse_dim=2,
+                                                           duplicates=True, shuffle=True)
         yield "duplicates, unsorted, int32", a((4, 5), duplicates=True, shuffle=True,
                                                index_dtype="int32")
     else:
         yield "2-D, an empty row", a((5, 4), clear=(1,))
         yield "3-D batched, an empty row", a((2, 3, 4), clear=(1, 0))
         yield "3-D, an empty batch", a((3, 2, 3), density=0.7, clear=(1,))
+        yield "3-D, duplicates, unsorted, int32", a((2, 3, 4), duplicates=True, shuffle=True,
+                                                    index_dtype="int32")
         yield "duplicates, unsorted, int32", a((4, 5), duplicates=True, shuffle=True,
                                                index_dtype="int32")
     yield "explicit zeros", a((4, 4), density=0.6, zeros=2)
@@ -237,25 +240,37 @@ def _value_casts(dtype):
     if d.kind == "c":
         return (None, "complex128", "complex64")
     if d.kind == "f":
-        return (None, "float64", "float32", "complex128")
-    return (None, "int64", "float64")
+        return (None, "float64", "float32", "complex128", "int32", "bool")
+    return (None, "int64", "float64", "bool")
+
+
+def _additive(src, dst):
+    # casting duplicates one by one and then summing them gives the cast of their sum
+    # (up to rounding) except across bool (a bool sum is `or`) and float -> integer
+    return not (src.kind == "b" or dst.kind == "b" or src.kind in "fc" and dst.kind in "iu")
 
 
 def _cast_samples(dtype, rng, layout):
     vc = _value_casts(dtype)
     for k, (name, x) in enumerate(operands(dtype, rng, layout)):
-        vd = vc[k % len(vc)]
-        # a narrowing cast rounds away what float64 finite differences measure:
-        # forward only (as the dense cast entry)
-        narrow = vd is not None and np.dtype(vd).itemsize < np.dtype(dtype).itemsize
-        yield SampleInput(x, _INDEX_CASTS[k % len(_INDEX_CASTS)], vd, name=f"{name}, to {vd}",
-                          grad_args=() if narrow else None)
+        # every value cast on the operands with duplicates, one each on the others
+        for vd in vc if not x.plain else (vc[k % len(vc)],):
+            # a narrowing or non-float cast rounds away what float64 finite differences
+            # measure: forward only (as the dense cast entry)
+            lossy = vd is not None and (np.dtype(vd).kind not in "fc" or
+                                        np.dtype(vd).itemsize < np.dtype(dtype).itemsize)
+            yield SampleInput(x, _INDEX_CASTS[k % len(_INDEX_CASTS)], vd,
+                              name=f"{name}, to {vd}", grad_args=() if lossy else None)
 
 
 def _cast_ref(x, index_dtype=None, value_dtype=None):
     d = x.dtype if value_dtype is None else np.dtype(value_dtype)
+    # the cast of the tensor's value: duplicates merge first where the cast would not
+    # commute with their sum
+    merged = not x.plain and d != x.dtype and not _additive(x.dtype, d)
     return SparseOut(x.layout, x.dense.astype(d), x.pattern,
-                     **kept(x, canonical=_flag(x),
+                     **kept(x, nnz=int(x.pattern.sum()) if merged else None,
+                            canonical=_flag(x) or merged,
                             index_dtype=index_dtype or x.index_dtype))
 
 
