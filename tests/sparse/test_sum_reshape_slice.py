@@ -219,6 +219,20 @@ def test_csr_row_sum_of_a_long_float32_row_keeps_its_digits():
     assert abs(float(S.sum(x, axis=-1).values().numpy()[0]) - exact) <= 1e-6 * exact
 
 
+@pytest.mark.parametrize("values, dtype", [([0.5, 1.5, 2.5], "int64"), ([2, -2, 3], "bool")])
+@pytest.mark.parametrize("fmt", ["coo", "csr"])
+def test_sum_dtype_casts_the_sum_of_duplicates(values, dtype, fmt):
+    # regression: each duplicate entry was cast on its own before summing (int(0.5) +
+    # int(1.5) = 1 where the tensor holds 2.0; bool(2) | bool(-2) where it holds 0)
+    x = _coo([[0, 0, 1], [1, 1, 0]], np.array(values), [2, 2])
+    if fmt == "csr":
+        x = S.sparse_csr_tensor([0, 2, 3], [1, 1, 0], np.array(values), [2, 2])
+    dense = x.to_dense().numpy()
+    for axis in (None, 0, 1):
+        got = S.sum(x, axis=axis, dtype=dtype, keepdim=True).to_dense().numpy()
+        np.testing.assert_array_equal(got, np.sum(dense, axis=axis, dtype=dtype, keepdims=True))
+
+
 def test_sum_errors():
     x = _coo([[0, 1]], [1.0, 2.0], [3])
     with pytest.raises(ValueError, match="out of range"):
