@@ -273,6 +273,19 @@ def test_cast_of_duplicates_is_the_cast_of_their_sum(values, dtype, fmt):
     np.testing.assert_array_equal(y.to_dense().numpy(), x.to_dense().numpy().astype(dtype))
 
 
+@pytest.mark.parametrize("fmt", ["coo", "csr"])
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_isnan_of_duplicates_is_that_of_their_sum(fmt, dtype):
+    # regression: inf and -inf stored at one position (NaN in to_dense) gave False
+    v = np.array([np.inf, -np.inf, 1.0, np.nan], dtype=dtype)
+    x = S.sparse_coo_tensor([[0, 0, 1, 1], [1, 1, 0, 1]], v, [2, 2])
+    if fmt == "csr":
+        x = S.sparse_csr_tensor([0, 2, 4], [1, 1, 0, 1], v, [2, 2])
+    y = S.isnan(x)
+    assert y.nnz() == 4  # the entries are kept
+    np.testing.assert_array_equal(y.to_dense().numpy(), np.isnan(x.to_dense().numpy()))
+
+
 def test_from_scipy_formats_and_to_scipy():
     a = sp.random(5, 4, density=0.4, format="csc", random_state=1)
     for fmt in ("csr", "csc", "coo", "bsr", "lil", "dok"):

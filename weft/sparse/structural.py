@@ -12,8 +12,8 @@ import numpy as np
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from . import _kernels as K
-from .convert import (_merge_values, _want_inverse, coalesce, coo_linear, csr_linear,
-                      csr_to_coo_indices, gather_rows, values)
+from .convert import (_merge_values, _want_inverse, coalesce, coo_linear, csr_is_canonical,
+                      csr_linear, csr_to_coo_indices, gather_rows, values)
 from .softmax import csr_row_softmax as _csr_row_softmax  # noqa: F401  (for sparse.nn)
 from .tensor import SparseCooTensor, UnsupportedDtypeError, _SparseBase, wrap_coo, wrap_csr
 
@@ -174,9 +174,18 @@ def isnan(x, name=None):
     [True, False]
     """
     x = _sparse_arg(x, "isnan")
-    xp = K.xp_of_array(x._data)
-    r = xp.isnan(x._data) if x._data.dtype.kind in "fc" else xp.zeros(x._data.shape, dtype=bool)
-    return x._same_pattern(r)
+    d = x._data
+    xp = K.xp_of_array(d)
+    if d.dtype.kind not in "fc":
+        return x._same_pattern(xp.zeros(d.shape, dtype=bool))
+    coo = isinstance(x, SparseCooTensor)
+    if not (x._coalesced if coo else csr_is_canonical(x)):
+        # duplicates stand for their sum, NaN for inf + -inf though neither part is:
+        # each entry reads its slot's sum (the entries themselves are kept)
+        idx = x._indices if coo else csr_to_coo_indices(x)
+        _, sums, inv = K.coalesce(xp.ascontiguousarray(idx), d, x._shape[:idx.shape[0]], True)
+        d = sums[inv]
+    return x._same_pattern(xp.isnan(d))
 
 
 def is_same_shape(x, y, name=None):
