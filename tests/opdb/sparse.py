@@ -425,6 +425,14 @@ def _sum_samples(dtype, rng, layout):
               (f"dtype={dkw}", a((3, 4)), dict(axis=1, dtype=dkw))]
     for name, x, kw in cases:
         yield SampleInput(x, name=name, **kw)
+    # a cast that does not commute with summing duplicates must see their sums
+    kind = np.dtype(dtype).kind
+    if kind != "c":
+        cast = "int64" if kind == "f" else "bool"
+        x = a((4, 5), duplicates=True, shuffle=True)
+        for kw in ({}, dict(axis=0), dict(axis=-1, keepdim=True)):
+            yield SampleInput(x, dtype=cast, name=f"duplicates, dtype={cast} {kw}", grad_args=(),
+                              **kw)
 
 
 def _sum_ref(x, axis=None, dtype=None, keepdim=False):
@@ -433,7 +441,8 @@ def _sum_ref(x, axis=None, dtype=None, keepdim=False):
         tuple(sorted({a % nd for a in np.atleast_1d(axis).tolist()}))
     d = np.dtype(dtype) if dtype is not None else \
         np.dtype("int64") if x.dtype in (np.bool_, np.int32, np.int64) else x.dtype
-    total = x.dense.astype(d).sum(axis=axes, keepdims=True)
+    # numpy casts each element (a position's value) to dtype, then sums in it
+    total = np.sum(x.dense, axis=axes, dtype=d, keepdims=True)
     # an output coordinate is stored when it receives at least one stored entry
     hit = full_mask(x).any(axis=axes, keepdims=True)
     if x.layout == "csr":
