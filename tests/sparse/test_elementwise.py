@@ -1,6 +1,8 @@
 """weft.sparse.add/subtract/multiply/divide, the sparse operators and prune
-(api-sparse.md §2, §3.4, §6): values against dense numpy, patterns against the
-expected union, masked gradients, errors, and the native merge kernels."""
+(api-sparse.md §2, §3.4, §6): values against dense numpy with and without the native
+merge kernels, patterns against the expected union, gradient examples, errors, and the
+kernels themselves. The masked gradcheck/gradgradcheck of the four ops is in the op
+database (tests/opdb/sparse_products.py)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -232,35 +234,6 @@ def test_bias_add_forward_and_grad():
     xs = S.sparse_coo_tensor(x.indices(), x.values().numpy(), x.shape, stop_gradient=False)
     assert gradcheck(lambda a, b: S.add(a, b), (xs, bias), masked=True)
     assert gradgradcheck(lambda a, b: S.add(a, b) * S.add(a, b), (xs, bias), masked=True)
-
-
-GRAD_CASES = [("coo", [4, 3], 2), ("coo", [3, 2, 2], 2), ("csr", [4, 3], 2), ("csr", [2, 3, 3], 3)]
-
-
-@pytest.mark.parametrize("fmt, shape, sd", GRAD_CASES)
-@pytest.mark.parametrize("dtype", ["float64", "complex128"])
-@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "divide"])
-def test_gradcheck(fmt, shape, sd, dtype, op):
-    rng = np.random.default_rng(5)
-    x, _, _ = make(rng, fmt, shape, 0.5, dtype, dup=fmt == "coo", sd=sd, stop_gradient=False)
-    # divide reads y everywhere: give y every coordinate, bounded away from 0
-    y, _, _ = make(rng, fmt, shape, 1.0 if op == "divide" else 0.5, dtype, sd=sd,
-                   stop_gradient=False)
-    if op == "divide":
-        y = y._with_values(weft.to_tensor(y.values().numpy() + 3.0, stop_gradient=False))
-    f = getattr(S, op)
-    assert gradcheck(f, (x, y), masked=True)
-    assert gradgradcheck(f, (x, y), masked=True)
-
-
-def test_gradient_is_masked_to_each_pattern():
-    x = S.sparse_coo_tensor([[0, 2]], [2.0, 3.0], [4], stop_gradient=False)
-    y = S.sparse_coo_tensor([[2, 3]], [5.0, 7.0], [4], stop_gradient=False)
-    (x * y).values().sum().backward()
-    assert x.grad.indices().tolist() == [[0, 2]] and x.grad.values().tolist() == [0.0, 5.0]
-    assert y.grad.indices().tolist() == [[2, 3]] and y.grad.values().tolist() == [3.0, 0.0]
-    gx, gy = weft.grad((x - y).values().sum(), [x, y])
-    assert gx.values().tolist() == [1.0, 1.0] and gy.values().tolist() == [-1.0, -1.0]
 
 
 def test_complex_multiply_grad_uses_conjugate():

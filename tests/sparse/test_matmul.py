@@ -1,5 +1,7 @@
-"""weft.sparse.matmul / mv (api-sparse.md §3.3): values vs scipy/numpy, masked
-gradients, errors, and the native kernels' argument checks."""
+"""weft.sparse.matmul / mv (api-sparse.md §3.3): values vs scipy/numpy over random
+shapes, the native kernels and their array fallback, plan reuse, errors, and the
+kernels' argument checks. Masked gradcheck/gradgradcheck of matmul and mv (2-D and
+batched, duplicates, int32) are in the op database (tests/opdb/sparse_products.py)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -9,7 +11,6 @@ from hypothesis import strategies as st
 import weft
 from weft import _C
 from weft import sparse as S
-from weft.autograd import gradcheck, gradgradcheck
 
 
 def _rand(rng, shape, dtype):
@@ -187,10 +188,6 @@ def _sp(fmt, dtype="float64", itype=np.int64, shape=(3, 4)):
     return _make("csr", r, c, v, list(shape), itype, stop_gradient=False)
 
 
-def _dn(shape, dtype="float64", seed=2):
-    return weft.to_tensor(_rand(np.random.default_rng(seed), shape, dtype), stop_gradient=False)
-
-
 def test_repeated_products_with_one_pattern():
     """A tensor keeps its products' plan (row ids, transposed pattern): reuse over
     steps, by tensors sharing the pattern with new values, and across patterns."""
@@ -214,62 +211,6 @@ def test_repeated_products_with_one_pattern():
         rows = np.repeat(np.arange(30), np.diff(a.indptr))
         np.testing.assert_allclose(x2.grad.values().numpy(), (g @ w.numpy().T)[rows, a.indices],
                                    rtol=1e-12)
-
-
-@pytest.mark.parametrize("dtype", ["float64", "complex128"])
-@pytest.mark.parametrize("fmt", ["csr", "coo"])
-def test_gradcheck_sparse_at_dense(fmt, dtype):
-    x, y = _sp(fmt, dtype), _dn((4, 2), dtype)
-    assert gradcheck(lambda a, b: S.matmul(a, b), (x, y), masked=True)
-    assert gradcheck(lambda a, b: S.matmul(b, a), (x, _dn((2, 3), dtype)), masked=True)
-    assert gradcheck(lambda a, b: S.mv(a, b), (x, _dn((4,), dtype)), masked=True)
-
-
-def test_masked_gradient_is_sddmm_at_pattern():
-    x, y = _sp("csr", itype=np.int32), _dn((4, 2))
-    g = np.random.default_rng(5).standard_normal((3, 2))
-    S.matmul(x, y).backward(weft.to_tensor(g))
-    assert isinstance(x.grad, S.SparseCsrTensor) and x.grad.cols().dtype == np.int32
-    np.testing.assert_array_equal(x.grad.crows().numpy(), x.crows().numpy())
-    full = g @ y.numpy().T
-    rows = np.repeat(np.arange(3), np.diff(x.crows().numpy()))
-    np.testing.assert_allclose(x.grad.values().numpy(), full[rows, x.cols().numpy()])
-    dense_x = x.to_dense().numpy()
-    np.testing.assert_allclose(y.grad.numpy(), dense_x.T @ g)
-
-
-def test_coo_duplicates_each_get_the_slot_gradient():
-    x, y = _sp("coo"), _dn((4, 2))
-    g = np.ones((3, 2))
-    S.matmul(x, y).backward(weft.to_tensor(g))
-    full = g @ y.numpy().T
-    idx = x.indices().numpy()
-    assert isinstance(x.grad, S.SparseCooTensor)
-    np.testing.assert_allclose(x.grad.values().numpy(), full[idx[0], idx[1]])
-
-
-@pytest.mark.parametrize("fmt", ["csr", "coo"])
-def test_gradcheck_batched(fmt):
-    d = np.random.default_rng(4).standard_normal((2, 3, 4))
-    d[d < 0.2] = 0.0
-    t = weft.to_tensor(d)
-    x = t.to_sparse_csr() if fmt == "csr" else t.to_sparse_coo(3)
-    x.stop_gradient = False
-    assert gradcheck(lambda a, b: S.matmul(a, b), (x, _dn((2, 4, 2))), masked=True)
-    assert gradcheck(lambda a, b: S.matmul(b, a), (x, _dn((2, 2, 3))), masked=True)
-
-
-@pytest.mark.parametrize("dtype", ["float64", "complex128"])
-def test_gradgradcheck(dtype):
-    x = _sp("csr", dtype)
-    x.stop_gradient = True
-    assert gradgradcheck(lambda b: S.matmul(x, b), _dn((4, 2), dtype))
-    assert gradgradcheck(lambda b: S.matmul(b, x), _dn((2, 3), dtype))
-    # both operands: the second derivative mixes SpMM, SpMMᵀ and SDDMM
-    assert gradgradcheck(lambda a, b: S.matmul(a, b), (_sp("coo", dtype), _dn((4, 2), dtype)),
-                         masked=True)
-    assert gradgradcheck(lambda a, b: S.mv(a, b), (_sp("csr", dtype), _dn((4,), dtype)),
-                         masked=True)
 
 
 # ----------------------------------------------------------------------------------

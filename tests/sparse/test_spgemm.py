@@ -1,6 +1,7 @@
 """Sparse @ sparse matmul (SpGEMM), masked_matmul and addmm (api-sparse.md §3.3, §6):
-values vs scipy/numpy, canonical output, masked gradients to second order, errors,
-and the native kernels' argument checks."""
+values vs scipy over random shapes, canonical output, the native kernels, their
+array fallback and argument checks, errors. Masked gradcheck/gradgradcheck and the
+forward of masked_matmul/addmm are in the op database (tests/opdb/sparse_products.py)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 import weft
 from weft import _C
 from weft import sparse as S
-from weft.autograd import gradcheck, gradgradcheck
+from weft.autograd import gradgradcheck
 
 from .test_matmul import _coo_parts, _make, _rand, _tol
 
@@ -193,81 +194,7 @@ def test_operator_and_method():
 
 
 # ----------------------------------------------------------------------------------
-# gradients
-
-
-def _sp(fmt, shape, seed, dtype="float64", itype=np.int64, dup=True):
-    rng = np.random.default_rng(seed)
-    r, c = _coo_parts(rng, shape[0], shape[1], 0.5, dup)
-    v = _rand(rng, r.shape[0], dtype)
-    if fmt == "coo":
-        return S.sparse_coo_tensor(np.stack([r, c]).astype(itype), v, list(shape),
-                                   stop_gradient=False)
-    return _make("csr", r, c, v, list(shape), itype, stop_gradient=False)
-
-
-@pytest.mark.parametrize("dtype", ["float64", "complex128"])
-@pytest.mark.parametrize("fmt", ["csr", "coo"])
-def test_gradcheck_sparse_at_sparse(fmt, dtype):
-    x, y = _sp(fmt, (4, 5), 1, dtype), _sp(fmt, (5, 3), 2, dtype)
-    assert gradcheck(lambda a, b: S.matmul(a, b), (x, y), masked=True)
-
-
-@pytest.mark.parametrize("dtype", ["float64", "complex128"])
-def test_gradgradcheck_sparse_at_sparse(dtype):
-    x, y = _sp("csr", (4, 5), 3, dtype), _sp("csr", (5, 3), 4, dtype)
-    assert gradgradcheck(lambda a, b: S.matmul(a, b), (x, y), masked=True)
-    xc, yc = _sp("coo", (3, 4), 5, dtype), _sp("coo", (4, 4), 6, dtype)
-    assert gradgradcheck(lambda a, b: S.matmul(a, b), (xc, yc), masked=True)
-
-
-def test_gradcheck_batched_sparse_at_sparse():
-    rng = np.random.default_rng(7)
-    dx = rng.standard_normal((2, 3, 4)) * (rng.random((2, 3, 4)) < 0.5)
-    dy = rng.standard_normal((2, 4, 3)) * (rng.random((2, 4, 3)) < 0.5)
-    for conv in (lambda t: t.to_sparse_csr(), lambda t: t.to_sparse_coo(3)):
-        x, y = conv(weft.to_tensor(dx)), conv(weft.to_tensor(dy))
-        x.stop_gradient = y.stop_gradient = False
-        assert gradcheck(lambda a, b: S.matmul(a, b), (x, y), masked=True)
-
-
-def test_sparse_gradient_is_masked_and_matches_dense_formula():
-    x, y = _sp("csr", (4, 5), 8, itype=np.int32, dup=False), _sp("csr", (5, 3), 9,
-                                                                  itype=np.int32, dup=False)
-    out = S.matmul(x, y)
-    g = np.random.default_rng(0).standard_normal(out.nnz())
-    out.backward(S.sparse_csr_tensor(out.crows(), out.cols(), g, [4, 3]))
-    gd = np.zeros((4, 3))
-    rows = np.repeat(np.arange(4), np.diff(out.crows().numpy()))
-    gd[rows, out.cols().numpy()] = g
-    xd, yd = x.to_dense().numpy(), y.to_dense().numpy()
-    for t, full in ((x, gd @ yd.T), (y, xd.T @ gd)):
-        assert isinstance(t.grad, S.SparseCsrTensor) and t.grad.cols().dtype == np.int32
-        np.testing.assert_array_equal(t.grad.crows().numpy(), t.crows().numpy())
-        r = np.repeat(np.arange(t.shape[0]), np.diff(t.crows().numpy()))
-        np.testing.assert_allclose(t.grad.values().numpy(), full[r, t.cols().numpy()])
-
-
-# ----------------------------------------------------------------------------------
 # masked_matmul
-
-
-@pytest.mark.parametrize("fmt", ["csr", "coo"])
-@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
-@pytest.mark.parametrize("batched", [False, True])
-def test_masked_matmul_matches_numpy(fmt, dtype, batched):
-    rng = np.random.default_rng(11)
-    shape = (2, 4, 5) if batched else (4, 5)
-    xs, ys = shape[:-1] + (3,), shape[:-2] + (3, shape[-1])
-    x, y = _rand(rng, xs, dtype), _rand(rng, ys, dtype)
-    m = (rng.random(shape) < 0.5).astype(np.float64)
-    m[..., 1, :] = 0.0  # an empty row
-    t = weft.to_tensor(m)
-    mask = t.to_sparse_csr() if fmt == "csr" else t.to_sparse_coo(len(shape))
-    out = S.masked_matmul(weft.to_tensor(x), weft.to_tensor(y), mask)
-    assert type(out) is type(mask) and out.shape == list(shape) and out.dtype == np.dtype(dtype)
-    np.testing.assert_allclose(out.to_dense().numpy(), (x @ y) * m, **_tol(dtype))
-    assert out.nnz() == mask.nnz()
 
 
 def test_masked_matmul_coo_keeps_mask_indices():
@@ -278,105 +205,6 @@ def test_masked_matmul_coo_keeps_mask_indices():
     out = S.masked_matmul(weft.to_tensor(x), weft.to_tensor(y), mask)
     np.testing.assert_array_equal(out.indices().numpy(), idx)
     np.testing.assert_allclose(out.values().numpy(), (x @ y)[idx[0], idx[1]])
-
-
-@pytest.mark.parametrize("fmt", ["csr", "coo"])
-@pytest.mark.parametrize("dtype", ["float64", "complex128"])
-def test_masked_matmul_gradients(fmt, dtype):
-    rng = np.random.default_rng(12)
-    m = (rng.random((3, 4)) < 0.6).astype(np.float64)
-    t = weft.to_tensor(m)
-    mask = t.to_sparse_csr() if fmt == "csr" else t.to_sparse_coo(2)
-    x = weft.to_tensor(_rand(rng, (3, 2), dtype), stop_gradient=False)
-    y = weft.to_tensor(_rand(rng, (2, 4), dtype), stop_gradient=False)
-    f = lambda a, b: S.masked_matmul(a, b, mask)  # noqa: E731
-    assert gradcheck(f, (x, y))
-    assert gradgradcheck(f, (x, y))
-    out = f(x, y)
-    g = _rand(rng, out.nnz(), dtype)
-    out.backward(out._with_values(weft.to_tensor(g)))
-    gd = np.zeros((3, 4), dtype=dtype)
-    gd[m != 0] = g  # both layouts store the mask's entries row-major here
-    np.testing.assert_allclose(x.grad.numpy(), gd @ y.numpy().conj().T, atol=1e-12)
-    np.testing.assert_allclose(y.grad.numpy(), x.numpy().conj().T @ gd, atol=1e-12)
-
-
-def test_masked_matmul_errors():
-    mask = S.sparse_csr_tensor([0, 1, 1], [0], [1.0], [2, 2])
-    x = weft.ones([2, 3], dtype="float64")
-    with pytest.raises(ValueError, match=r"masked_matmul: mask must have shape \[2, 3\] .*got \[2, 2\]"):
-        S.masked_matmul(x, weft.ones([3, 3], dtype="float64"), mask)
-    with pytest.raises(TypeError, match=r"mask must be a SparseCooTensor"):
-        S.masked_matmul(x, weft.ones([3, 2], dtype="float64"), x)
-    with pytest.raises(ValueError, match=r"inner sizes"):
-        S.masked_matmul(x, weft.ones([2, 2], dtype="float64"), mask)
-
-
-# ----------------------------------------------------------------------------------
-# addmm
-
-
-@pytest.mark.parametrize("fmt", ["csr", "coo"])
-@pytest.mark.parametrize("batched", [False, True])
-def test_addmm_dense_input(fmt, batched):
-    rng = np.random.default_rng(13)
-    xs, ys = ((2, 3, 4), (2, 4, 5)) if batched else ((3, 4), (4, 5))
-    dx = rng.standard_normal(xs) * (rng.random(xs) < 0.5)
-    t = weft.to_tensor(dx)
-    x = t.to_sparse_csr() if fmt == "csr" else t.to_sparse_coo(len(xs))
-    y, inp = rng.standard_normal(ys), rng.standard_normal(xs[:-1] + ys[-1:])
-    out = S.addmm(weft.to_tensor(inp), x, weft.to_tensor(y), beta=0.5, alpha=-2.0)
-    assert not isinstance(out, S.SparseCooTensor | S.SparseCsrTensor)
-    np.testing.assert_allclose(out.numpy(), 0.5 * inp - 2.0 * (dx @ y), atol=1e-12)
-    x.stop_gradient = False
-    assert gradcheck(lambda i, a, b: S.addmm(i, a, b, beta=0.5, alpha=-2.0),
-                     (weft.to_tensor(inp, stop_gradient=False), x,
-                      weft.to_tensor(y, stop_gradient=False)), masked=True)
-
-
-@pytest.mark.parametrize("fmt", ["csr", "coo"])
-@pytest.mark.parametrize("batched", [False, True])
-def test_addmm_sparse_union(fmt, batched):
-    rng = np.random.default_rng(14)
-    sh = (2, 4, 4) if batched else (4, 4)
-    dx, dy, di = (rng.standard_normal(sh) * (rng.random(sh) < 0.35) for _ in range(3))
-
-    def conv(d):
-        t = weft.to_tensor(d)
-        return t.to_sparse_csr() if fmt == "csr" else t.to_sparse_coo(len(sh))
-
-    x, y, inp = conv(dx), conv(dy), conv(di)
-    out = S.addmm(inp, x, y, beta=2.0, alpha=0.5)
-    assert type(out) is type(x) and out.shape == list(sh)
-    np.testing.assert_allclose(out.to_dense().numpy(), 2.0 * di + 0.5 * (dx @ dy), atol=1e-12)
-    # union pattern: input's entries plus the structural product's
-    union = di != 0
-    for b in range(sh[0] if batched else 1):
-        sl = (b,) if batched else ()
-        struct = _structural(sp.csr_matrix(dx[sl]), sp.csr_matrix(dy[sl]))
-        union[sl] = union[sl] | struct
-    assert out.nnz() == int(union.sum())
-    for t in (x, y, inp):
-        t.stop_gradient = False
-    f = lambda i, a, b: S.addmm(i, a, b, beta=2.0, alpha=0.5)  # noqa: E731
-    assert gradcheck(f, (inp, x, y), masked=True)
-    if not batched:
-        assert gradgradcheck(f, (inp, x, y), masked=True)
-
-
-def test_addmm_errors():
-    x = S.sparse_csr_tensor([0, 1, 1], [0], np.array([1.0]), [2, 2])
-    d = weft.ones([2, 2], dtype="float64")
-    with pytest.raises(NotImplementedError, match=r"addmm: a dense input with a sparse @ sparse"):
-        S.addmm(d, x, x)
-    with pytest.raises(NotImplementedError, match=r"addmm: a sparse input with a sparse @ dense"):
-        S.addmm(x, x, d)
-    with pytest.raises(NotImplementedError, match=r"SparseCooTensor but x is a SparseCsrTensor"):
-        S.addmm(x.to_sparse_coo(2), x, x)
-    with pytest.raises(ValueError, match=r"addmm: input must have shape \[2, 2\]"):
-        S.addmm(weft.ones([1, 2], dtype="float64"), x, d)
-    with pytest.raises(TypeError, match=r"addmm: x must be a sparse tensor"):
-        S.addmm(d, d, d)
 
 
 # ----------------------------------------------------------------------------------
@@ -460,6 +288,16 @@ def test_int32_overflow_of_output_nnz_is_reported():
     # 2.5e9 stored entries would need ~30 GB; the kernel must refuse before allocating
     with pytest.raises(ValueError, match=r"more than int32 indices can address"):
         _C.sparse_spgemm(*a, *b, n)
+
+
+def _sp(fmt, shape, seed, dtype="float64", itype=np.int64, dup=True):
+    rng = np.random.default_rng(seed)
+    r, c = _coo_parts(rng, shape[0], shape[1], 0.5, dup)
+    v = _rand(rng, r.shape[0], dtype)
+    if fmt == "coo":
+        return S.sparse_coo_tensor(np.stack([r, c]).astype(itype), v, list(shape),
+                                   stop_gradient=False)
+    return _make("csr", r, c, v, list(shape), itype, stop_gradient=False)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])

@@ -17,7 +17,7 @@ from ..core.args import dtype_arg, normalize_axes
 from . import _kernels as K
 from .convert import (_crows_from_rows, _global_crows, csr_to_coo_indices,
                       gather_rows, scatter_rows, values)
-from .structural import _sparse_arg
+from .structural import _cast_is_additive, _sparse_arg
 from .tensor import SparseCooTensor, wrap_coo, wrap_csr
 
 _TO_INT64 = tuple(np.dtype(d) for d in ("bool", "int32", "int64"))
@@ -158,8 +158,10 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     d = dtype_arg(dtype, op)
     if d is None and x._data.dtype in _TO_INT64:
         d = _dt.int64
-    if x._data.dtype == np.bool_:
-        # duplicates of a bool tensor merge by `or` (as in to_dense) before counting
+    if x._data.dtype == np.bool_ or d is not None and not _cast_is_additive(x._data.dtype, d):
+        # duplicates of a bool tensor merge by `or` (as in to_dense) before counting, and
+        # a cast that does not commute with summing them (to or from bool, float to
+        # integer) must see their sum, the tensor's value
         from .convert import coalesce  # noqa: PLC0415
 
         x = coalesce(x)

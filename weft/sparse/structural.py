@@ -12,8 +12,8 @@ import numpy as np
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from . import _kernels as K
-from .convert import (_merge_values, _want_inverse, coo_linear, csr_linear, csr_to_coo_indices,
-                      gather_rows, values)
+from .convert import (_merge_values, _want_inverse, coalesce, coo_linear, csr_is_canonical,
+                      csr_linear, csr_to_coo_indices, gather_rows, values)
 from .softmax import csr_row_softmax as _csr_row_softmax  # noqa: F401  (for sparse.nn)
 from .tensor import SparseCooTensor, UnsupportedDtypeError, _SparseBase, wrap_coo, wrap_csr
 
@@ -141,6 +141,12 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
         if vdt != v._data.dtype:
             from ..ops.cast import cast as dense_cast  # noqa: PLC0415
 
+            if not _cast_is_additive(v._data.dtype, vdt):
+                # duplicates stand for their sum, and this cast does not commute with
+                # it (True + True is True but 1 + 1 is 2; int(0.5) + int(1.5) != int(2.0)):
+                # merge them first, as the nonlinear unary ops do
+                x = coalesce(x)
+                v = values(x)
             v = dense_cast(v, vdt)
     if isinstance(x, SparseCooTensor):
         idx = x._indices if idt is None or idt == x._indices.dtype else x._indices.astype(idt)
@@ -149,6 +155,14 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
     if idt is not None and idt != cr.dtype:
         cr, cl = cr.astype(idt), cl.astype(idt)
     return wrap_csr(v, cr, cl, x._shape, x._canonical)
+
+
+def _cast_is_additive(src, dst):
+    """Whether casting entries and then summing them equals casting their sum (up to
+    rounding): not across bool (whose sum is `or`), not float/complex -> integer."""
+    if src.kind == "b" or dst.kind == "b":
+        return False
+    return not (src.kind in "fc" and dst.kind in "iu")
 
 
 def isnan(x, name=None):
@@ -160,9 +174,18 @@ def isnan(x, name=None):
     [True, False]
     """
     x = _sparse_arg(x, "isnan")
-    xp = K.xp_of_array(x._data)
-    r = xp.isnan(x._data) if x._data.dtype.kind in "fc" else xp.zeros(x._data.shape, dtype=bool)
-    return x._same_pattern(r)
+    d = x._data
+    xp = K.xp_of_array(d)
+    if d.dtype.kind not in "fc":
+        return x._same_pattern(xp.zeros(d.shape, dtype=bool))
+    coo = isinstance(x, SparseCooTensor)
+    if not (x._coalesced if coo else csr_is_canonical(x)):
+        # duplicates stand for their sum, NaN for inf + -inf though neither part is:
+        # each entry reads its slot's sum (the entries themselves are kept)
+        idx = x._indices if coo else csr_to_coo_indices(x)
+        _, sums, inv = K.coalesce(xp.ascontiguousarray(idx), d, x._shape[:idx.shape[0]], True)
+        d = sums[inv]
+    return x._same_pattern(xp.isnan(d))
 
 
 def is_same_shape(x, y, name=None):

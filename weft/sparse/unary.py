@@ -22,7 +22,7 @@ from ..ops import math as _dense
 from ..ops.cast import cast
 from .convert import coalesce, values
 from .structural import _sparse_arg
-from .tensor import SparseCooTensor
+from .tensor import SparseCooTensor, UnsupportedDtypeError
 
 # (name of the dense op in weft.ops.math, integers cast to the default float dtype?, linear?)
 _TABLE = (
@@ -36,6 +36,10 @@ _TABLE = (
 )
 
 
+# the ops whose dense form takes real values only
+_REAL_ONLY = frozenset({"deg2rad", "rad2deg"})
+
+
 def _dense_op(name):
     return getattr(_dense, name)
 
@@ -45,6 +49,9 @@ def _stored_values(x, op, to_float, linear):
     (a stored duplicate pair a, b must give f(a + b), not f(a) + f(b)); the values
     cast to the default float dtype if asked."""
     x = _sparse_arg(x, op)
+    if op in _REAL_ONLY and x._data.dtype.kind == "c":
+        # api-sparse.md §0: an unsupported dtype is UnsupportedDtypeError (a TypeError)
+        raise UnsupportedDtypeError(f"{op}: x must be a real tensor, got {x._data.dtype.name}")
     if not linear and not (isinstance(x, SparseCooTensor) and x._coalesced):
         x = coalesce(x)
     v = values(x)
