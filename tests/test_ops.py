@@ -438,7 +438,9 @@ def test_every_differentiable_primitive_is_reached_by_an_entry():
                     reached |= _graph_primitives(
                         [g if type(g) is weft.Tensor else g.values() for g in grads
                          if g is not None])
-    differentiable = {r.name for r in weft.autograd.rules() if r.vjp}
+    # weft's own primitives (other tests and the docs declare some of their own)
+    differentiable = {r.name for r in weft.autograd.rules()
+                      if r.vjp and r.module.startswith("weft.")}
     missing = sorted(differentiable - reached - set(_UNREACHED_BY_DESIGN))
     assert not missing, (f"differentiable primitives that no op-database entry reaches "
                          f"(add an entry, or a reason to _UNREACHED_BY_DESIGN): {missing}")
