@@ -13,7 +13,7 @@ from weft import sparse as S
 from weft.autograd import gradcheck, gradgradcheck
 from weft.sparse import shape as shape_mod
 from weft.sparse import softmax as softmax_mod
-from weft.sparse.structural import _csr_row_softmax
+from weft.sparse.softmax import csr_row_softmax as _csr_row_softmax
 
 VALUE_DTYPES = ["float32", "float64", "complex128", "int64", "bool"]
 

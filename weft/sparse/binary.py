@@ -32,9 +32,9 @@ from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor, add_methods
 from . import _kernels as K
-from .convert import (_batched_crows, _crows_from_rows, _global_crows, _prod, coalesce, coo_linear,
+from .convert import (batched_crows, crows_from_rows, global_crows, _prod, coalesce, coo_linear,
                       csr_linear, values)
-from .tensor import (SparseCooTensor, SparseCsrTensor, UnsupportedDtypeError, _SparseBase,
+from .tensor import (SparseCooTensor, SparseCsrTensor, UnsupportedDtypeError, SparseBase,
                      wrap_coo, wrap_csr)
 
 _HAS_NATIVE = hasattr(_C, "sparse_csr_merge")
@@ -201,7 +201,7 @@ def _merge_csr(x, y, idt, intersect):
 
     def rows(t):
         cr = t._crows.astype(idt, copy=False)
-        cr = cr if len(shape) == 2 else _global_crows(cr, b, m, xp)
+        cr = cr if len(shape) == 2 else global_crows(cr, b, m, xp)
         return cr, t._cols.astype(idt, copy=False)
 
     if _native_csr(x, y):
@@ -213,12 +213,12 @@ def _merge_csr(x, y, idt, intersect):
             return None
         crows, cols, sx, sy = r
         if len(shape) == 3:
-            crows = _batched_crows(crows, b, m, xp)
+            crows = batched_crows(crows, b, m, xp)
         return crows, cols, sx, sy
     # array-module path (inputs canonical): merge row-major positions, split them back
     keys, sx, sy = merge_keys(csr_linear(x), csr_linear(y), intersect)
     idx = K.unravel(keys, shape, idt, xp)
-    crows = _crows_from_rows(idx[-2], idx[0] if len(shape) == 3 else None, shape, idt, xp)
+    crows = crows_from_rows(idx[-2], idx[0] if len(shape) == 3 else None, shape, idt, xp)
     return crows, xp.ascontiguousarray(idx[-1]), sx, sy
 
 
@@ -251,7 +251,7 @@ def _full_pattern(x, y):
 
 
 def _check_pair(x, y, op):
-    if not isinstance(x, _SparseBase):
+    if not isinstance(x, SparseBase):
         if isinstance(x, Tensor):
             raise NotImplementedError(f"{op}: x must be a sparse tensor (SparseCooTensor or "
                                       "SparseCsrTensor); got a dense Tensor (use weft."
@@ -333,9 +333,9 @@ def add(x, y, name=None):
     ([[0, 1, 2]], [1.0, 0.0, 5.0])
     """
     op = "add"
-    if isinstance(x, SparseCooTensor) and isinstance(y, Tensor) and not isinstance(y, _SparseBase):
+    if isinstance(x, SparseCooTensor) and isinstance(y, Tensor) and not isinstance(y, SparseBase):
         return _add_bias(x, y, op)
-    if isinstance(x, _SparseBase) and not isinstance(y, _SparseBase):
+    if isinstance(x, SparseBase) and not isinstance(y, SparseBase):
         _dense_other(x, y, op)
     return _binary(x, y, op, None, sign=1)
 
@@ -367,7 +367,7 @@ def subtract(x, y, name=None):
     [0.0, 0.0]
     """
     op = "subtract"
-    if isinstance(x, _SparseBase) and not isinstance(y, _SparseBase):
+    if isinstance(x, SparseBase) and not isinstance(y, SparseBase):
         _dense_other(x, y, op)
     return _binary(x, y, op, None, sign=-1)
 
@@ -386,9 +386,9 @@ def multiply(x, y, name=None):
     ([0.0, 8.0, 0.0], [6.0, 4.0])
     """
     op = "multiply"
-    if isinstance(x, _SparseBase) and _is_scalar(y):
+    if isinstance(x, SparseBase) and _is_scalar(y):
         return x._with_values(_m().multiply(values(x), y))
-    if isinstance(x, _SparseBase) and not isinstance(y, _SparseBase):
+    if isinstance(x, SparseBase) and not isinstance(y, SparseBase):
         _dense_other(x, y, op)
     return _binary(x, y, op, _m().multiply)
 
@@ -409,9 +409,9 @@ def divide(x, y, name=None):
     [1.5, 0.5, nan]
     """
     op = "divide"
-    if isinstance(x, _SparseBase) and _is_scalar(y):
+    if isinstance(x, SparseBase) and _is_scalar(y):
         return x._with_values(_m().divide(_float_values(x), y))
-    if isinstance(x, _SparseBase) and not isinstance(y, _SparseBase):
+    if isinstance(x, SparseBase) and not isinstance(y, SparseBase):
         _dense_other(x, y, op)
     _check_pair(x, y, op)
     if x._data.dtype.kind in "iu":
@@ -440,9 +440,9 @@ def prune(x, tol=0.0, name=None):
     >>> x.prune().indices().tolist(), x.prune(0.5).values().tolist()
     ([[0, 2]], [1.0])
     """
-    from .structural import _sparse_arg  # noqa: PLC0415
+    from .structural import sparse_arg  # noqa: PLC0415
 
-    x = _sparse_arg(x, "prune")
+    x = sparse_arg(x, "prune")
     if not isinstance(tol, numbers.Real) or isinstance(tol, bool) or not tol >= 0:
         raise ValueError(f"prune: tol must be a real number >= 0, got {tol!r}")
     d = x._data
@@ -458,12 +458,12 @@ def prune(x, tol=0.0, name=None):
         return wrap_coo(v, xp.ascontiguousarray(x._indices[:, keep]), x._shape, x._coalesced)
     shape = x._shape
     b, m = (1, shape[0]) if len(shape) == 2 else shape[:2]
-    glob = x._crows if len(shape) == 2 else _global_crows(x._crows, b, m, xp)
+    glob = x._crows if len(shape) == 2 else global_crows(x._crows, b, m, xp)
     kept_before = xp.zeros(d.shape[0] + 1, dtype=np.int64)
     kept_before[1:] = xp.cumsum(~small)
     crows = kept_before[glob.astype(np.int64)].astype(x._crows.dtype)
     if len(shape) == 3:
-        crows = _batched_crows(crows, b, m, xp)
+        crows = batched_crows(crows, b, m, xp)
     return wrap_csr(v, crows, xp.ascontiguousarray(x._cols[keep]), shape)
 
 

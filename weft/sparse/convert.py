@@ -23,12 +23,12 @@ from ..core.tensor import Tensor, add_methods
 from ..ops.primitives import copy, index_add_zeros, take
 from . import _kernels as K
 from .tensor import (SparseCooTensor, SparseCsrTensor, SparseLayoutError,
-                     _SparseBase, wrap_coo, wrap_csr)
+                     SparseBase, wrap_coo, wrap_csr)
 
 
 # values() and the values of a freshly built sparse tensor: the same array, new graph node
-_IDENTITY = Primitive("sparse_values", lambda v: v, view=True)
-defvjp(_IDENTITY, lambda g, ans, v: g, save=(), save_out=False)
+IDENTITY = Primitive("sparse_values", lambda v: v, view=True)
+defvjp(IDENTITY, lambda g, ans, v: g, save=(), save_out=False)
 
 
 
@@ -57,7 +57,7 @@ def _prod(s):
 
 
 def _check_sparse(x, op, arg="x"):
-    if not isinstance(x, _SparseBase):
+    if not isinstance(x, SparseBase):
         raise TypeError(f"{op}: {arg} must be a sparse tensor (SparseCooTensor or "
                         f"SparseCsrTensor), got {type(x).__name__}")
 
@@ -76,7 +76,7 @@ def values(x, name=None):
     >>> x.values().tolist()
     [3.0, 4.0]
     """
-    if not isinstance(x, _SparseBase):
+    if not isinstance(x, SparseBase):
         if isinstance(x, Tensor):
             raise NotImplementedError("values(): only effective for sparse tensors, got a "
                                       "dense Tensor")
@@ -85,7 +85,7 @@ def values(x, name=None):
         t = Tensor._wrap(x._data)
         t._version = x._version
         return t
-    return apply(_IDENTITY, x)
+    return apply(IDENTITY, x)
 
 
 def clone(x, name=None):
@@ -153,7 +153,7 @@ def to_dense(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise TypeError(f"to_dense: x must be a Tensor, got {type(x).__name__}")
-    if not isinstance(x, _SparseBase):
+    if not isinstance(x, SparseBase):
         return x
     if isinstance(x, SparseCooTensor):
         sd = x._indices.shape[0]
@@ -274,7 +274,7 @@ def _coo_relayout(x, k):
     return wrap_coo(vals, xp.ascontiguousarray(idx), shape, coalesced=x._coalesced)
 
 
-def _crows_from_rows(rows, batch, shape, dtype, xp):
+def crows_from_rows(rows, batch, shape, dtype, xp):
     """Per-batch row pointers from the (sorted) batch/row of every entry."""
     if len(shape) == 2:
         m = int(shape[0])
@@ -322,11 +322,11 @@ def to_sparse_csr(x, name=None):
     idx = K.unravel(pos, d.shape, np.int64, xp)
     vals = gather_rows(_reshape(x, (d.size,)), pos)
     batch = idx[0] if nd == 3 else None
-    crows = _crows_from_rows(idx[-2], batch, d.shape, np.int64, xp)
+    crows = crows_from_rows(idx[-2], batch, d.shape, np.int64, xp)
     return wrap_csr(vals, crows, xp.ascontiguousarray(idx[-1]), d.shape, canonical=True)
 
 
-def _want_inverse(x):
+def want_inverse(x):
     from ..autograd.grad_mode import is_grad_enabled  # noqa: PLC0415
 
     return not x.stop_gradient and is_grad_enabled() and x._data.dtype.kind in "fc"
@@ -335,18 +335,18 @@ def _want_inverse(x):
 def _coo_to_csr(x):
     shape = x._shape
     xp = K.xp_of_array(x._data)
-    want = _want_inverse(x)
+    want = want_inverse(x)
     if len(shape) == 2:
         crows, cols, vals, inv = K.coo_to_csr2d(x._indices, x._data, shape, want)
-        v = _merge_values(x, vals, inv)
+        v = merge_values(x, vals, inv)
         return wrap_csr(v, crows, cols, shape, canonical=True)
     c = coalesce(x)
     idx = c._indices
-    crows = _crows_from_rows(idx[1], idx[0], shape, idx.dtype, xp)
+    crows = crows_from_rows(idx[1], idx[0], shape, idx.dtype, xp)
     return wrap_csr(values(c), crows, xp.ascontiguousarray(idx[2]), shape, canonical=True)
 
 
-def _merge_values(x, vals, inverse):
+def merge_values(x, vals, inverse):
     """The merged values array as a Tensor, differentiable through ``inverse``."""
     if inverse is None:
         return Tensor._wrap(vals)
@@ -380,8 +380,8 @@ def coalesce(x, name=None):
     if x._coalesced:
         return x
     sd = x._indices.shape[0]
-    idx, vals, inv = K.coalesce(x._indices, x._data, x._shape[:sd], _want_inverse(x))
-    return wrap_coo(_merge_values(x, vals, inv), idx, x._shape, coalesced=True)
+    idx, vals, inv = K.coalesce(x._indices, x._data, x._shape[:sd], want_inverse(x))
+    return wrap_coo(merge_values(x, vals, inv), idx, x._shape, coalesced=True)
 
 
 def csr_is_canonical(x):
@@ -394,7 +394,7 @@ def csr_is_canonical(x):
         if nnz > 1:
             xp = K.xp_of_array(cols)
             shape = x._shape
-            glob = x._crows if len(shape) == 2 else _global_crows(x._crows, *shape[:2], xp)
+            glob = x._crows if len(shape) == 2 else global_crows(x._crows, *shape[:2], xp)
             rising = cols[1:] > cols[:-1]
             # the first entry of a row may lie below the last of the previous one
             starts = glob[1:-1]
@@ -410,19 +410,19 @@ def csr_canonical(x):
     if csr_is_canonical(x):
         return x
     shape = x._shape
-    want = _want_inverse(x)
+    want = want_inverse(x)
     if len(shape) == 2:
         crows, cols, vals, inv = K.csr_canonical(x._crows, x._cols, x._data, shape[1], want)
-        return wrap_csr(_merge_values(x, vals, inv), crows, cols, shape, canonical=True)
+        return wrap_csr(merge_values(x, vals, inv), crows, cols, shape, canonical=True)
     b, m, n = shape
     xp = K.xp_of_array(x._data)
-    glob = _global_crows(x._crows, b, m, xp)
+    glob = global_crows(x._crows, b, m, xp)
     crows, cols, vals, inv = K.csr_canonical(glob, x._cols, x._data, n, want)
-    return wrap_csr(_merge_values(x, vals, inv), _batched_crows(crows, b, m, xp), cols, shape,
+    return wrap_csr(merge_values(x, vals, inv), batched_crows(crows, b, m, xp), cols, shape,
                     canonical=True)
 
 
-def _global_crows(crows, b, m, xp):
+def global_crows(crows, b, m, xp):
     """Per-batch row pointers [b*(m+1)] -> one pointer array over b*m rows."""
     cr = crows.reshape(b, m + 1).astype(np.int64)
     offsets = xp.zeros(b, dtype=np.int64)
@@ -434,7 +434,7 @@ def _global_crows(crows, b, m, xp):
     return glob.astype(crows.dtype)
 
 
-def _batched_crows(glob, b, m, xp):
+def batched_crows(glob, b, m, xp):
     g = glob.astype(np.int64)
     starts = g[0:b * m + 1:m] if m else xp.zeros(b + 1, dtype=np.int64)
     out = xp.empty((b, m + 1), dtype=np.int64)

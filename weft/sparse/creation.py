@@ -15,14 +15,14 @@ from ..core.place import move_array, parse_place, place_of_array
 from ..core.convert import register_tensor_converter
 from ..core.tensor import Tensor
 from . import _kernels as K
-from .tensor import SparseCooTensor, _new_coo, _new_csr, _SparseBase
+from .tensor import SparseCooTensor, new_coo, new_csr, SparseBase
 
 _INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 def _index_arg(a, arg, op, place):
     """An int32/int64 backend array for ``a`` (int32 kept without a copy)."""
-    if isinstance(a, _SparseBase):
+    if isinstance(a, SparseBase):
         raise TypeError(f"{op}: {arg} must be a dense integer array, got a sparse tensor")
     if isinstance(a, Tensor):
         arr = a._data
@@ -49,7 +49,7 @@ def _index_arg(a, arg, op, place):
 
 def _values_arg(v, dtype, op, place):
     """``(values Tensor, backend array)``; a Tensor keeps its graph."""
-    if isinstance(v, _SparseBase):
+    if isinstance(v, SparseBase):
         raise TypeError(f"{op}: values must be dense, got a sparse tensor")
     if isinstance(v, Tensor):
         t = v
@@ -90,10 +90,10 @@ def _first_bad(row, bound):
 
 
 def _finish(t, values, stop_gradient):
-    from .tensor import _adopt  # noqa: PLC0415
+    from .tensor import adopt  # noqa: PLC0415
 
     if not values.stop_gradient:
-        return _adopt(t, values)
+        return adopt(t, values)
     t.stop_gradient = bool(stop_gradient)
     return t
 
@@ -160,7 +160,7 @@ def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_
                 raise ValueError(f"{op}: indices[{dd}][{k}] = {int(idx[dd][k])} is out of "
                                  f"range for shape[{dd}] = {full[dd]}; the minimum shape "
                                  f"required is {need + dense_shape}")
-    t = _new_coo(v._data, idx, full, coalesced=False)
+    t = new_coo(v._data, idx, full, coalesced=False)
     return _finish(t, v, stop_gradient)
 
 
@@ -223,7 +223,7 @@ def sparse_csr_tensor(crows, cols, values, shape=None, dtype=None, place=None,
         if k >= 0:
             raise ValueError(f"{op}: cols[{k}] = {int(cl[k])} is out of range [0, {n}) for "
                              f"shape {full}")
-    t = _new_csr(v._data, cr, cl, full)
+    t = new_csr(v._data, cr, cl, full)
     return _finish(t, v, stop_gradient)
 
 
@@ -319,7 +319,7 @@ def to_scipy(x, name=None):
     [[0.0, 1.0], [2.0, 0.0]]
     """
     op = "to_scipy"
-    if not isinstance(x, _SparseBase):
+    if not isinstance(x, SparseBase):
         raise TypeError(f"{op}: x must be a SparseCooTensor or SparseCsrTensor, got "
                         f"{type(x).__name__}")
     if x.ndim != 2:

@@ -31,15 +31,15 @@ from .._native import extension as _C
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.tensor import Tensor, add_methods
 from . import _kernels as K
-from .convert import _global_crows, to_sparse_csr, values
-from .tensor import SparseCooTensor, SparseCsrTensor, UnsupportedDtypeError, _SparseBase
+from .convert import global_crows, to_sparse_csr, values
+from .tensor import SparseCooTensor, SparseCsrTensor, UnsupportedDtypeError, SparseBase
 
 _HAS_NATIVE = hasattr(_C, "sparse_spmm")
 _HAS_SPMV = hasattr(_C, "sparse_spmv")
-_NATIVE_VALUES = frozenset(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
+NATIVE_VALUES = frozenset(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
 
 
-class _Plan:
+class Plan:
     """One 2-D CSR pattern (R x C) shared by the primitives of a product."""
 
     __slots__ = ("crows", "cols", "nrows", "ncols", "_rows", "_t")
@@ -68,12 +68,12 @@ class _Plan:
 def _native(plan, *arrays):
     return (_HAS_NATIVE and type(plan.crows) is np.ndarray
             and all(type(a) is np.ndarray for a in arrays)
-            and plan.crows.dtype in (np.int32, np.int64) and arrays[0].dtype in _NATIVE_VALUES
+            and plan.crows.dtype in (np.int32, np.int64) and arrays[0].dtype in NATIVE_VALUES
             and all(a.dtype == arrays[0].dtype for a in arrays))
 
 
 def _spmm_arrays(crows, cols, rows_fn, v, y, nrows):
-    if _native(_Plan(crows, cols, 0, 0), v, y):
+    if _native(Plan(crows, cols, 0, 0), v, y):
         return _C.sparse_spmm(np.ascontiguousarray(crows), np.ascontiguousarray(cols),
                               np.ascontiguousarray(v), np.ascontiguousarray(y))
     xp = K.xp_of_array(y)
@@ -109,41 +109,41 @@ def _spmv_fwd(v, x, plan):
 _SPMM = Primitive("sparse_spmm", _spmm_fwd)
 _SPMV = Primitive("sparse_spmv", _spmv_fwd)
 _SPMMT = Primitive("sparse_spmm_t", _spmmt_fwd)
-_SDDMM = Primitive("sparse_sddmm", _sddmm_fwd)
+SDDMM = Primitive("sparse_sddmm", _sddmm_fwd)
 
 
 def _cj(t):
     from ..ops.math.ufuncs import cj  # noqa: PLC0415
 
-    return cj(values(t) if isinstance(t, _SparseBase) else t)
+    return cj(values(t) if isinstance(t, SparseBase) else t)
 
 
 def _col(t):
-    return _reshape(t, (t.shape[0], 1))
+    return reshape(t, (t.shape[0], 1))
 
 
-def _plain(t):
-    return values(t) if isinstance(t, _SparseBase) else t
+def plain(t):
+    return values(t) if isinstance(t, SparseBase) else t
 
 
 _cross = dict(save={0: (1,), 1: (0,)}, save_out=False)
-defvjp(_SPMM, lambda g, ans, v, y, plan: apply(_SDDMM, g, _cj(y), plan=plan),
+defvjp(_SPMM, lambda g, ans, v, y, plan: apply(SDDMM, g, _cj(y), plan=plan),
        lambda g, ans, v, y, plan: apply(_SPMMT, _cj(v), g, plan=plan), **_cross)
-defvjp(_SPMMT, lambda g, ans, v, h, plan: apply(_SDDMM, _cj(h), g, plan=plan),
+defvjp(_SPMMT, lambda g, ans, v, h, plan: apply(SDDMM, _cj(h), g, plan=plan),
        lambda g, ans, v, h, plan: apply(_SPMM, _cj(v), g, plan=plan), **_cross)
 # SpMV is SpMM with one column: its rules are SpMM's with g and x as [R, 1] / [C, 1]
-defvjp(_SPMV, lambda g, ans, v, x, plan: apply(_SDDMM, _col(g), _col(_cj(x)), plan=plan),
-       lambda g, ans, v, x, plan: _reshape(apply(_SPMMT, _cj(v), _col(g), plan=plan),
+defvjp(_SPMV, lambda g, ans, v, x, plan: apply(SDDMM, _col(g), _col(_cj(x)), plan=plan),
+       lambda g, ans, v, x, plan: reshape(apply(_SPMMT, _cj(v), _col(g), plan=plan),
                                            (plan.ncols,)), **_cross)
-defvjp(_SDDMM, lambda g, ans, a, b, plan: apply(_SPMM, _plain(g), _cj(b), plan=plan),
-       lambda g, ans, a, b, plan: apply(_SPMMT, _plain(g), _cj(a), plan=plan), **_cross)
+defvjp(SDDMM, lambda g, ans, a, b, plan: apply(_SPMM, plain(g), _cj(b), plan=plan),
+       lambda g, ans, a, b, plan: apply(_SPMMT, plain(g), _cj(a), plan=plan), **_cross)
 
 
 # ----------------------------------------------------------------------------------
 # operands
 
 
-def _csr_of(x, op, arg):
+def csr_of(x, op, arg):
     """``x`` as CSR (COO converted, differentiably); hybrid COO is rejected."""
     if isinstance(x, SparseCooTensor) and x.dense_dim() != 0:
         raise ValueError(f"{op}: {arg} is a COO tensor with dense dimensions (dense_dim() = "
@@ -151,7 +151,7 @@ def _csr_of(x, op, arg):
     return to_sparse_csr(x) if isinstance(x, SparseCooTensor) else x
 
 
-def _plan_of(x):
+def plan_of(x):
     """Plan of CSR ``x`` [M, K] or [B, M, K] as one (B*M) x (B*K) block-diagonal matrix,
     kept on ``x``: a training loop multiplies by the same adjacency every step, and
     its transposed pattern (a sort of every entry) is then built once, not per step."""
@@ -164,32 +164,32 @@ def _plan_of(x):
 def _build_plan(x):
     shape = x._shape
     if len(shape) == 2:
-        return _Plan(x._crows, x._cols, shape[0], shape[1])
+        return Plan(x._crows, x._cols, shape[0], shape[1])
     b, m, k = shape
     xp = K.xp_of_array(x._data)
     nnz = x._data.shape[0]
     wide = b * max(m, k) >= 2 ** 31 - 1
     itype = np.int64 if wide else x._cols.dtype
-    crows = _global_crows(x._crows.astype(itype, copy=False), b, m, xp)
+    crows = global_crows(x._crows.astype(itype, copy=False), b, m, xp)
     batch, _ = K.csr_batch_rows(x._crows, nnz, b, m)
     cols = x._cols.astype(itype) if batch is None else \
         batch.astype(itype) * k + x._cols.astype(itype, copy=False)
-    return _Plan(crows, xp.ascontiguousarray(cols), b * m, b * k)
+    return Plan(crows, xp.ascontiguousarray(cols), b * m, b * k)
 
 
-def _reshape(t, shape):
+def reshape(t, shape):
     from ..ops.shape.views import reshape_exact  # noqa: PLC0415
 
     return reshape_exact(t, [int(s) for s in shape])
 
 
-def _swap_last(t):
+def swap_last(t):
     from ..ops.shape.views import transpose  # noqa: PLC0415
 
     return transpose(t, list(range(t.ndim - 2)) + [t.ndim - 1, t.ndim - 2])
 
 
-def _check_dtypes(x, y, op):
+def check_dtypes(x, y, op):
     dx, dy = x._data.dtype, y._data.dtype
     for d, arg in ((dx, "x"), (dy, "y")):
         if d.kind not in "fc":
@@ -199,7 +199,7 @@ def _check_dtypes(x, y, op):
         raise TypeError(f"{op}: x and y must have the same dtype, got {dx.name} and {dy.name}")
 
 
-def _check_shapes(xs, ys, op):
+def check_shapes(xs, ys, op):
     if len(xs) not in (2, 3) or len(ys) not in (2, 3):
         bad, s = ("x", xs) if len(xs) not in (2, 3) else ("y", ys)
         hint = " (use weft.sparse.mv for a vector)" if len(s) == 1 else ""
@@ -215,7 +215,7 @@ def _check_shapes(xs, ys, op):
                          f"shape {list(ys)} ({xs[-1]} != {ys[-2]})")
 
 
-def _dense_arg(t, op, arg):
+def dense_arg(t, op, arg):
     if not isinstance(t, Tensor):
         from ..core.args import tensor_arg  # noqa: PLC0415
 
@@ -250,7 +250,7 @@ def matmul(x, y, name=None):
     [[6.0, 0.0], [0.0, 6.0]]
     """
     op = "matmul"
-    xs, ys = isinstance(x, _SparseBase), isinstance(y, _SparseBase)
+    xs, ys = isinstance(x, SparseBase), isinstance(y, SparseBase)
     if xs and ys:
         from .spgemm import sparse_matmul  # noqa: PLC0415  (spgemm builds on this module)
 
@@ -259,24 +259,24 @@ def matmul(x, y, name=None):
         raise TypeError(f"{op}: one of x and y must be a sparse tensor (use weft.matmul for "
                         f"dense operands), got {type(x).__name__} and {type(y).__name__}")
     if xs:
-        y = _dense_arg(y, op, "y")
+        y = dense_arg(y, op, "y")
     else:
-        x = _dense_arg(x, op, "x")
-    _check_shapes(x.shape, y.shape, op)
-    _check_dtypes(x, y, op)
+        x = dense_arg(x, op, "x")
+    check_shapes(x.shape, y.shape, op)
+    check_dtypes(x, y, op)
     if xs:
-        a = _csr_of(x, op, "x")
-        plan = _plan_of(a)
+        a = csr_of(x, op, "x")
+        plan = plan_of(a)
         n = y.shape[-1]
-        out = apply(_SPMM, a, _reshape(y, (plan.ncols, n)), plan=plan)
-        return _reshape(out, x.shape[:-1] + [n])
-    a = _csr_of(y, op, "y")
-    plan = _plan_of(a)
+        out = apply(_SPMM, a, reshape(y, (plan.ncols, n)), plan=plan)
+        return reshape(out, x.shape[:-1] + [n])
+    a = csr_of(y, op, "y")
+    plan = plan_of(a)
     m = x.shape[-2]
     # x @ A = (Aᵀ @ xᵀ)ᵀ, batch by batch
-    xt = _reshape(_swap_last(x), (plan.nrows, m))
+    xt = reshape(swap_last(x), (plan.nrows, m))
     out = apply(_SPMMT, a, xt, plan=plan)
-    return _swap_last(_reshape(out, y.shape[:-2] + [y.shape[-1], m]))
+    return swap_last(reshape(out, y.shape[:-2] + [y.shape[-1], m]))
 
 
 def mv(x, vec, name=None):
@@ -291,20 +291,20 @@ def mv(x, vec, name=None):
     [20.0, 3.0]
     """
     op = "mv"
-    if not isinstance(x, _SparseBase):
+    if not isinstance(x, SparseBase):
         raise TypeError(f"{op}: x must be a sparse tensor (SparseCooTensor or SparseCsrTensor), "
                         f"got {type(x).__name__}")
-    vec = _dense_arg(vec, op, "vec")
-    if isinstance(vec, _SparseBase):
+    vec = dense_arg(vec, op, "vec")
+    if isinstance(vec, SparseBase):
         raise TypeError(f"{op}: vec must be a dense Tensor, got a {type(vec).__name__}")
     if x.ndim != 2:
         raise ValueError(f"{op}: x must be 2-D, got shape {x.shape}")
     if vec.ndim != 1 or vec.shape[0] != x.shape[1]:
         raise ValueError(f"{op}: vec must be 1-D of length {x.shape[1]} (the columns of x), got "
                          f"shape {vec.shape}")
-    _check_dtypes(x, vec, op)
-    a = _csr_of(x, op, "x")
-    return apply(_SPMV, a, vec, plan=_plan_of(a))
+    check_dtypes(x, vec, op)
+    a = csr_of(x, op, "x")
+    return apply(_SPMV, a, vec, plan=plan_of(a))
 
 
 def _matmul_method(self, y, name=None):

@@ -30,7 +30,7 @@ from ..ops.reduction.aggregate import sum as _sum
 from . import _kernels as K
 from .convert import to_sparse_csr
 from .matmul import matmul
-from .tensor import UnsupportedDtypeError, _SparseBase
+from .tensor import UnsupportedDtypeError, SparseBase
 
 
 def _int_arg(v, op, arg, lo):
@@ -61,7 +61,7 @@ def pca_lowrank(x, q=None, center=True, niter=2, name=None):
     [3.0, 2.0, 1.0]
     """
     op = "pca_lowrank"
-    if not isinstance(x, _SparseBase):
+    if not isinstance(x, SparseBase):
         raise ValueError(f"{op}: Input must be sparse (SparseCooTensor or SparseCsrTensor), got "
                          f"{type(x).__name__}; use a dense SVD for dense input")
     if x.ndim != 2:

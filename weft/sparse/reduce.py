@@ -15,9 +15,9 @@ from ..autograd.engine import Primitive, apply, defvjp
 from ..core import dtype as _dt
 from ..core.args import dtype_arg, normalize_axes
 from . import _kernels as K
-from .convert import (_crows_from_rows, _global_crows, csr_to_coo_indices,
+from .convert import (crows_from_rows, global_crows, csr_to_coo_indices,
                       gather_rows, scatter_rows, values)
-from .structural import _cast_is_additive, _sparse_arg
+from .structural import cast_is_additive, sparse_arg
 from .tensor import SparseCooTensor, wrap_coo, wrap_csr
 
 _TO_INT64 = tuple(np.dtype(d) for d in ("bool", "int32", "int64"))
@@ -114,7 +114,7 @@ def _csr_row_sum(x, v):
     xp = K.xp_of_array(x._crows)
     shape = x._shape
     b, m = (1, shape[0]) if len(shape) == 2 else shape[:2]
-    glob = x._crows if len(shape) == 2 else _global_crows(x._crows, b, m, xp)
+    glob = x._crows if len(shape) == 2 else global_crows(x._crows, b, m, xp)
     sums, counts = apply(_ROW_SUM, v, crows=glob)
     counts = counts._data
     if b == 1:
@@ -148,7 +148,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     ([[0, 2]], [3.0, 3.0], [3])
     """
     op = "sum"
-    x = _sparse_arg(x, op)
+    x = sparse_arg(x, op)
     if not isinstance(keepdim, (bool, np.bool_)):
         raise TypeError(f"{op}: keepdim must be a bool, got {type(keepdim).__name__}")
     nd = x.ndim
@@ -158,7 +158,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     d = dtype_arg(dtype, op)
     if d is None and x._data.dtype in _TO_INT64:
         d = _dt.int64
-    if x._data.dtype == np.bool_ or d is not None and not _cast_is_additive(x._data.dtype, d):
+    if x._data.dtype == np.bool_ or d is not None and not cast_is_additive(x._data.dtype, d):
         # duplicates of a bool tensor merge by `or` (as in to_dense) before counting, and
         # a cast that does not commute with summing them (to or from bool, float to
         # integer) must see their sum, the tensor's value
@@ -185,7 +185,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     idx, vals, shape, _ = _coo_sum(csr_to_coo_indices(x), v, x._shape, axes, True, nd - 1)
     xp = K.xp_of_array(idx)
     batch = idx[0] if nd == 3 else None
-    crows = _crows_from_rows(idx[-2], batch, shape, x._crows.dtype, xp)
+    crows = crows_from_rows(idx[-2], batch, shape, x._crows.dtype, xp)
     return wrap_csr(vals, crows, xp.ascontiguousarray(idx[-1]), shape)
 
 

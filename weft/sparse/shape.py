@@ -19,9 +19,9 @@ from ..core.tensor import Tensor
 from ..ops.shape.join import _slice_args
 from ..ops.shape._helpers import aliases, int_list
 from . import _kernels as K
-from .convert import (_crows_from_rows, _global_crows, _prod, csr_canonical, csr_linear,
+from .convert import (crows_from_rows, global_crows, _prod, csr_canonical, csr_linear,
                       gather_rows, values)
-from .structural import _csr_from_indices, _sparse_arg
+from .structural import csr_from_indices, sparse_arg
 from .tensor import SparseCooTensor, wrap_coo, wrap_csr
 
 _HAS_NATIVE = hasattr(_C, "sparse_csr_slice")
@@ -93,7 +93,7 @@ def _is_canonical(crows, cols):
 
 def _canonical_csr(out, shape):
     glob = out._crows if len(shape) == 2 else \
-        _global_crows(out._crows, shape[0], shape[1], K.xp_of_array(out._crows))
+        global_crows(out._crows, shape[0], shape[1], K.xp_of_array(out._crows))
     return out if _is_canonical(glob, out._cols) else csr_canonical(out)
 
 
@@ -112,7 +112,7 @@ def reshape(x, shape, name=None):
     [[1, 2], [1, 0]]
     """
     op = "reshape"
-    x = _sparse_arg(x, op)
+    x = sparse_arg(x, op)
     old = list(x._shape)
     v = values(x)
     xp = K.xp_of_array(x._data)
@@ -140,9 +140,9 @@ def reshape(x, shape, name=None):
     n = lin.shape[0]
     if n < 2 or bool((lin[1:] > lin[:-1]).all()):
         batch = idx[0] if len(new) == 3 else None
-        crows = _crows_from_rows(idx[-2], batch, new, idx.dtype, xp)
+        crows = crows_from_rows(idx[-2], batch, new, idx.dtype, xp)
         return wrap_csr(v, crows, xp.ascontiguousarray(idx[-1]), new)
-    return _csr_from_indices(x, idx, new)
+    return csr_from_indices(x, idx, new)
 
 
 # ----------------------------------------------------------------------------------
@@ -177,7 +177,7 @@ def _slice_csr_arrays(crows, cols, shape3, win3):
     keep = ((bt >= b0) & (bt < b1) & (rt >= r0) & (rt < r1) & (cols >= c0) & (cols < c1))
     slots = xp.nonzero(keep)[0].astype(np.int64)
     nb, nr = b1 - b0, r1 - r0
-    out_crows = _crows_from_rows(rt[slots] - r0, bt[slots] - b0, (nb, nr, c1 - c0),
+    out_crows = crows_from_rows(rt[slots] - r0, bt[slots] - b0, (nb, nr, c1 - c0),
                                  crows.dtype, xp)
     return out_crows, (cols[slots] - c0).astype(cols.dtype), slots
 
@@ -199,7 +199,7 @@ def slice(x, axes, starts, ends, name=None):
     ([2, 3], [[0, 1], [2, 0]], [2.0, 3.0])
     """
     op = "slice"
-    x = _sparse_arg(x, op)
+    x = sparse_arg(x, op)
     win = _windows(x, axes, starts, ends, op)
     shape = [e - s for s, e in win]
     v = values(x)

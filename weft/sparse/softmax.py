@@ -22,8 +22,8 @@ import numpy as np
 from .._native import extension as _C
 from ..autograd.engine import Primitive, apply, defvjp
 from . import _kernels as K
-from .convert import _global_crows, gather_rows, scatter_rows, values
-from .tensor import SparseCsrTensor, UnsupportedDtypeError, _SparseBase, wrap_csr
+from .convert import global_crows, gather_rows, scatter_rows, values
+from .tensor import SparseCsrTensor, UnsupportedDtypeError, SparseBase, wrap_csr
 
 _HAS_NATIVE = hasattr(_C, "sparse_csr_softmax")
 _NATIVE_VALUES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -105,7 +105,7 @@ _SOFTMAX_BWD = Primitive("sparse_csr_softmax_bwd", _softmax_bwd_fwd)
 
 
 def _plain(t):
-    return values(t) if isinstance(t, _SparseBase) else t
+    return values(t) if isinstance(t, SparseBase) else t
 
 
 def _rb(a, rows):
@@ -134,9 +134,9 @@ def csr_row_softmax(x):
     gradient is masked, ``g_in = y * (g - sum_row(y * g))``, and differentiable again.
 
     >>> import weft
-    >>> from weft.sparse.structural import _csr_row_softmax
+    >>> from weft.sparse.softmax import csr_row_softmax
     >>> x = weft.sparse.sparse_csr_tensor([0, 2, 3], [0, 2, 1], [0.0, 0.0, 5.0], [2, 3])
-    >>> _csr_row_softmax(x).values().tolist()
+    >>> csr_row_softmax(x).values().tolist()
     [0.5, 0.5, 1.0]
     """
     op = "softmax"
@@ -148,7 +148,7 @@ def csr_row_softmax(x):
     shape = x._shape
     crows = x._crows
     if len(shape) == 3:
-        crows = _global_crows(crows, shape[0], shape[1], K.xp_of_array(crows))
+        crows = global_crows(crows, shape[0], shape[1], K.xp_of_array(crows))
     rows = _Rows(K.xp_of_array(crows).ascontiguousarray(crows), x._data.shape[0])
     return wrap_csr(apply(_SOFTMAX, values(x), rows=rows), x._crows, x._cols, shape,
                     x._canonical)

@@ -26,11 +26,11 @@ from .._native import extension as _C
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.tensor import Tensor
 from . import _kernels as K
-from .convert import _batched_crows, coalesce, csr_to_coo_indices, gather_rows, to_sparse_coo, \
+from .convert import batched_crows, coalesce, csr_to_coo_indices, gather_rows, to_sparse_coo, \
     to_sparse_csr, values
-from .matmul import (_SDDMM, _check_dtypes, _check_shapes, _cj, _csr_of, _dense_arg, _NATIVE_VALUES,
-                     _Plan, _plain, _plan_of, _reshape, _swap_last, matmul)
-from .tensor import SparseCooTensor, SparseCsrTensor, _SparseBase, wrap_coo, wrap_csr
+from .matmul import (SDDMM, check_dtypes, check_shapes, _cj, csr_of, dense_arg, NATIVE_VALUES,
+                     Plan, plain, plan_of, reshape, swap_last, matmul)
+from .tensor import SparseCooTensor, SparseCsrTensor, SparseBase, wrap_coo, wrap_csr
 
 _HAS_NATIVE = hasattr(_C, "sparse_spgemm")
 _INT32_MAX = 2 ** 31 - 1
@@ -40,7 +40,7 @@ def _native(indices, vals):
     return (_HAS_NATIVE and all(type(a) is np.ndarray for a in indices + vals)
             and indices[0].dtype in (np.int32, np.int64)
             and all(a.dtype == indices[0].dtype for a in indices)
-            and vals[0].dtype in _NATIVE_VALUES and all(v.dtype == vals[0].dtype for v in vals))
+            and vals[0].dtype in NATIVE_VALUES and all(v.dtype == vals[0].dtype for v in vals))
 
 
 def _expand(crows, sel):
@@ -108,7 +108,7 @@ class _ProductPlan:
 
 def _transposed_values(plan, v):
     cr, cl, slot, u = plan.transposed()
-    return _Plan(cr, cl, plan.ncols, plan.nrows), K.segment_sum(v, slot, u)
+    return Plan(cr, cl, plan.ncols, plan.nrows), K.segment_sum(v, slot, u)
 
 
 def _spgemm_fwd(va, vb, plan):
@@ -134,18 +134,18 @@ _SAMPLE_A = Primitive("sparse_spgemm_sample_a", _sample_a_fwd)
 _SAMPLE_B = Primitive("sparse_spgemm_sample_b", _sample_b_fwd)
 
 _cross = dict(save={0: (1,), 1: (0,)}, save_out=False)
-defvjp(_SPGEMM, lambda g, ans, a, b, plan: apply(_SAMPLE_A, _plain(g), _cj(b), plan=plan),
-       lambda g, ans, a, b, plan: apply(_SAMPLE_B, _cj(a), _plain(g), plan=plan), **_cross)
-defvjp(_SAMPLE_A, lambda g, ans, c, b, plan: apply(_SPGEMM, _plain(g), _cj(b), plan=plan),
-       lambda g, ans, c, b, plan: apply(_SAMPLE_B, _plain(g), _cj(c), plan=plan), **_cross)
-defvjp(_SAMPLE_B, lambda g, ans, a, c, plan: apply(_SAMPLE_A, _cj(c), _plain(g), plan=plan),
-       lambda g, ans, a, c, plan: apply(_SPGEMM, _cj(a), _plain(g), plan=plan), **_cross)
+defvjp(_SPGEMM, lambda g, ans, a, b, plan: apply(_SAMPLE_A, plain(g), _cj(b), plan=plan),
+       lambda g, ans, a, b, plan: apply(_SAMPLE_B, _cj(a), plain(g), plan=plan), **_cross)
+defvjp(_SAMPLE_A, lambda g, ans, c, b, plan: apply(_SPGEMM, plain(g), _cj(b), plan=plan),
+       lambda g, ans, c, b, plan: apply(_SAMPLE_B, plain(g), _cj(c), plan=plan), **_cross)
+defvjp(_SAMPLE_B, lambda g, ans, a, c, plan: apply(_SAMPLE_A, _cj(c), plain(g), plan=plan),
+       lambda g, ans, a, c, plan: apply(_SPGEMM, _cj(a), plain(g), plan=plan), **_cross)
 
 
 def _as_index(plan, dtype):
     if plan.crows.dtype == dtype:
         return plan
-    return _Plan(plan.crows.astype(dtype), plan.cols.astype(dtype), plan.nrows, plan.ncols)
+    return Plan(plan.crows.astype(dtype), plan.cols.astype(dtype), plan.nrows, plan.ncols)
 
 
 def _fit_index(arr, dtype, op):
@@ -158,11 +158,11 @@ def _fit_index(arr, dtype, op):
 def _csr_product(a, b, op):
     """A @ B for CSR tensors [*, M, K] @ [*, K, N] -> CSR [*, M, N] (canonical)."""
     itype = np.int32 if a._cols.dtype == b._cols.dtype == np.int32 else np.int64
-    pa, pb = _plan_of(a), _plan_of(b)
+    pa, pb = plan_of(a), plan_of(b)
     work = np.int64 if np.int64 in (pa.cols.dtype, pb.cols.dtype) else np.int32
     pa, pb = _as_index(pa, work), _as_index(pb, work)
     cr, cl, cv = _spgemm_arrays(pa, a._data, pb, b._data)
-    plan = _ProductPlan(pa, pb, _Plan(cr, cl, pa.nrows, pb.ncols), (a._data, b._data, cv))
+    plan = _ProductPlan(pa, pb, Plan(cr, cl, pa.nrows, pb.ncols), (a._data, b._data, cv))
     v = apply(_SPGEMM, a, b, plan=plan)
     plan.first = None
     shape = list(a._shape[:-1]) + [b._shape[-1]]
@@ -171,7 +171,7 @@ def _csr_product(a, b, op):
         xp = K.xp_of_array(cl)
         batch = K.csr_rows(cr, cl.shape[0]).astype(np.int64) // max(m, 1)
         cl = cl.astype(np.int64) - batch * n
-        cr = _batched_crows(cr, bt, m, xp)
+        cr = batched_crows(cr, bt, m, xp)
     return wrap_csr(v, _fit_index(cr, itype, op), _fit_index(cl, itype, op), shape,
                     canonical=True)
 
@@ -182,9 +182,9 @@ def sparse_matmul(x, y, op="matmul"):
         raise NotImplementedError(f"{op}: mixed layouts ({type(x).__name__} @ "
                                   f"{type(y).__name__}) are not supported; convert one "
                                   "operand first (to_sparse_csr / to_sparse_coo)")
-    _check_shapes(x.shape, y.shape, op)
-    _check_dtypes(x, y, op)
-    out = _csr_product(_csr_of(x, op, "x"), _csr_of(y, op, "y"), op)
+    check_shapes(x.shape, y.shape, op)
+    check_dtypes(x, y, op)
+    out = _csr_product(csr_of(x, op, "x"), csr_of(y, op, "y"), op)
     if isinstance(x, SparseCooTensor):
         return wrap_coo(values(out), csr_to_coo_indices(out), out._shape, coalesced=True)
     return out
@@ -210,15 +210,15 @@ def masked_matmul(x, y, mask, name=None):
     [2.0, 3.0]
     """
     op = "masked_matmul"
-    if not isinstance(mask, _SparseBase):
+    if not isinstance(mask, SparseBase):
         raise TypeError(f"{op}: mask must be a SparseCooTensor or SparseCsrTensor, got "
                         f"{type(mask).__name__}")
     for t, arg in ((x, "x"), (y, "y")):
-        if isinstance(t, _SparseBase):
+        if isinstance(t, SparseBase):
             raise TypeError(f"{op}: {arg} must be a dense Tensor, got a {type(t).__name__}")
-    x, y = _dense_arg(x, op, "x"), _dense_arg(y, op, "y")
-    _check_shapes(x.shape, y.shape, op)
-    _check_dtypes(x, y, op)
+    x, y = dense_arg(x, op, "x"), dense_arg(y, op, "y")
+    check_shapes(x.shape, y.shape, op)
+    check_dtypes(x, y, op)
     want = x.shape[:-1] + [y.shape[-1]]
     if mask.shape != want:
         raise ValueError(f"{op}: mask must have shape {want} (x's rows, y's columns), got "
@@ -229,7 +229,7 @@ def masked_matmul(x, y, mask, name=None):
     k = x.shape[-1]
     xp = K.xp_of_array(x._data)
     if isinstance(mask, SparseCsrTensor):
-        plan = _plan_of(mask)
+        plan = plan_of(mask)
     else:
         idx = mask._indices.astype(np.int64)
         if len(want) == 3:
@@ -237,10 +237,10 @@ def masked_matmul(x, y, mask, name=None):
         rows, cols = (want[0] * want[1], want[0] * want[2]) if len(want) == 3 else want
         dummy = xp.zeros(idx.shape[1], dtype=np.int32)
         cr, cl, _, inv = K.coo_to_csr2d(idx, dummy, (rows, cols), True)
-        plan = _Plan(cr, cl, rows, cols)
-    a = _reshape(x, (plan.nrows, k))
-    b = _reshape(_swap_last(y), (plan.ncols, k))
-    v = apply(_SDDMM, a, b, plan=plan)
+        plan = Plan(cr, cl, rows, cols)
+    a = reshape(x, (plan.nrows, k))
+    b = reshape(swap_last(y), (plan.ncols, k))
+    v = apply(SDDMM, a, b, plan=plan)
     if isinstance(mask, SparseCsrTensor):
         return wrap_csr(v, mask._crows.copy(), mask._cols.copy(), want, mask._canonical)
     return wrap_coo(gather_rows(v, inv), mask._indices.copy(), want, mask._coalesced)
@@ -270,13 +270,13 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
     [[5.0, 0.0], [0.0, 0.0]]
     """
     op = "addmm"
-    if not isinstance(x, _SparseBase):
+    if not isinstance(x, SparseBase):
         raise TypeError(f"{op}: x must be a sparse tensor (SparseCooTensor or SparseCsrTensor), "
                         f"got {type(x).__name__}")
-    sparse_y = isinstance(y, _SparseBase)
+    sparse_y = isinstance(y, SparseBase)
     if not isinstance(input, Tensor):
-        input = _dense_arg(input, op, "input")
-    sparse_in = isinstance(input, _SparseBase)
+        input = dense_arg(input, op, "input")
+    sparse_in = isinstance(input, SparseBase)
     if sparse_y != sparse_in:
         raise NotImplementedError(
             f"{op}: a {'sparse' if sparse_in else 'dense'} input with a "

@@ -12,16 +12,15 @@ import numpy as np
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from . import _kernels as K
-from .convert import (_merge_values, _want_inverse, coalesce, coo_linear, csr_is_canonical,
+from .convert import (merge_values, want_inverse, coalesce, coo_linear, csr_is_canonical,
                       csr_linear, csr_to_coo_indices, gather_rows, values)
-from .softmax import csr_row_softmax as _csr_row_softmax  # noqa: F401  (for sparse.nn)
-from .tensor import SparseCooTensor, UnsupportedDtypeError, _SparseBase, wrap_coo, wrap_csr
+from .tensor import SparseCooTensor, UnsupportedDtypeError, SparseBase, wrap_coo, wrap_csr
 
 _CAST_INDEX = tuple(np.dtype(d) for d in ("int8", "int16", "int32", "int64", "uint8"))
 
 
-def _sparse_arg(x, op):
-    if isinstance(x, _SparseBase):
+def sparse_arg(x, op):
+    if isinstance(x, SparseBase):
         return x
     if isinstance(x, Tensor):
         raise NotImplementedError(f"{op}: x must be a sparse tensor (SparseCooTensor or "
@@ -58,7 +57,7 @@ def transpose(x, perm, name=None):
     [[2, 0], [0, 1]]
     """
     op = "transpose"
-    x = _sparse_arg(x, op)
+    x = sparse_arg(x, op)
     nd = x.ndim
     perm = _perm_arg(perm, nd, op)
     shape = tuple(x._shape[p] for p in perm)
@@ -83,23 +82,23 @@ def transpose(x, perm, name=None):
     idx = csr_to_coo_indices(x)
     xp = K.xp_of_array(idx)
     idx = xp.ascontiguousarray(idx[perm])
-    return _csr_from_indices(x, idx, shape)
+    return csr_from_indices(x, idx, shape)
 
 
-def _csr_from_indices(x, idx, shape):
+def csr_from_indices(x, idx, shape):
     """CSR with the entries of ``x`` (values in storage order) at indices ``idx``."""
-    from .convert import _crows_from_rows, coalesce  # noqa: PLC0415
-    from .tensor import _new_coo  # noqa: PLC0415
+    from .convert import crows_from_rows, coalesce  # noqa: PLC0415
+    from .tensor import new_coo  # noqa: PLC0415
 
     xp = K.xp_of_array(idx)
     if len(shape) == 2:
-        crows, cols, vals, inv = K.coo_to_csr2d(idx, x._data, shape, _want_inverse(x))
-        return wrap_csr(_merge_values(x, vals, inv), crows, cols, shape, canonical=True)
-    tmp = _new_coo(x._data, idx, shape)
+        crows, cols, vals, inv = K.coo_to_csr2d(idx, x._data, shape, want_inverse(x))
+        return wrap_csr(merge_values(x, vals, inv), crows, cols, shape, canonical=True)
+    tmp = new_coo(x._data, idx, shape)
     tmp.stop_gradient, tmp._node, tmp._oidx = x.stop_gradient, x._node, x._oidx
     c = coalesce(tmp)
     ci = c._indices
-    crows = _crows_from_rows(ci[1], ci[0], shape, ci.dtype, xp)
+    crows = crows_from_rows(ci[1], ci[0], shape, ci.dtype, xp)
     return wrap_csr(values(c), crows, xp.ascontiguousarray(ci[2]), shape, canonical=True)
 
 
@@ -117,7 +116,7 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
     (dtype('int32'), dtype('float64'))
     """
     op = "cast"
-    x = _sparse_arg(x, op)
+    x = sparse_arg(x, op)
     idt = None
     if index_dtype is not None:
         try:
@@ -141,7 +140,7 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
         if vdt != v._data.dtype:
             from ..ops.cast import cast as dense_cast  # noqa: PLC0415
 
-            if not _cast_is_additive(v._data.dtype, vdt):
+            if not cast_is_additive(v._data.dtype, vdt):
                 # duplicates stand for their sum, and this cast does not commute with
                 # it (True + True is True but 1 + 1 is 2; int(0.5) + int(1.5) != int(2.0)):
                 # merge them first, as the nonlinear unary ops do
@@ -157,7 +156,7 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
     return wrap_csr(v, cr, cl, x._shape, x._canonical)
 
 
-def _cast_is_additive(src, dst):
+def cast_is_additive(src, dst):
     """Whether casting entries and then summing them equals casting their sum (up to
     rounding): not across bool (whose sum is `or`), not float/complex -> integer."""
     if src.kind == "b" or dst.kind == "b":
@@ -173,7 +172,7 @@ def isnan(x, name=None):
     >>> weft.sparse.isnan(x).values().tolist()
     [True, False]
     """
-    x = _sparse_arg(x, "isnan")
+    x = sparse_arg(x, "isnan")
     d = x._data
     xp = K.xp_of_array(d)
     if d.dtype.kind not in "fc":
@@ -214,10 +213,10 @@ def mask_as(x, mask, name=None):
     [2.0, 3.0]
     """
     op = "mask_as"
-    if not isinstance(x, Tensor) or isinstance(x, _SparseBase):
+    if not isinstance(x, Tensor) or isinstance(x, SparseBase):
         raise TypeError(f"{op}: x must be a dense Tensor, got "
                         f"{'a sparse tensor' if isinstance(x, Tensor) else type(x).__name__}")
-    if not isinstance(mask, _SparseBase):
+    if not isinstance(mask, SparseBase):
         raise TypeError(f"{op}: mask must be a sparse tensor, got {type(mask).__name__}")
     if x.shape != mask.shape:
         raise ValueError(f"{op}: x has shape {x.shape} but mask has shape {mask.shape}; they "

@@ -52,7 +52,7 @@ def _host(a):
     return a if type(a) is np.ndarray else a.get()
 
 
-class _SparseBase(Tensor):
+class SparseBase(Tensor):
     __slots__ = ("_shape",)
 
     # -- metadata ------------------------------------------------------------------
@@ -194,11 +194,11 @@ class _SparseBase(Tensor):
 
     def _with_values(self, v):
         """A tensor of this pattern whose values are the Tensor ``v`` (gradients reach v)."""
-        return _adopt(self._same_pattern(v._data), v)
+        return adopt(self._same_pattern(v._data), v)
 
     def _values_cotangent(self, g, what="gradient"):
         """Check a cotangent for this tensor and return it as values-shaped dense Tensor."""
-        if isinstance(g, _SparseBase):
+        if isinstance(g, SparseBase):
             if not self._same_pattern_as(g):
                 raise ValueError(f"{what}: a sparse gradient must have the pattern (layout, "
                                  f"shape and indices) of the tensor it belongs to; got a "
@@ -237,7 +237,7 @@ class _SparseBase(Tensor):
 
 def _values_view(g):
     """The values of a sparse gradient (differentiable), or ``g`` itself when dense."""
-    if isinstance(g, _SparseBase):
+    if isinstance(g, SparseBase):
         from .convert import values  # noqa: PLC0415
 
         return values(g)
@@ -253,7 +253,7 @@ def _same_array(a, b):
     return bool(xp.array_equal(a, b))
 
 
-class SparseCooTensor(_SparseBase):
+class SparseCooTensor(SparseBase):
     """A COO sparse tensor: ``indices()`` [sparse_dim, nnz] and ``values()`` [nnz, *dense].
 
     Build with :func:`weft.sparse.sparse_coo_tensor` or ``x.to_sparse_coo(k)``.
@@ -295,7 +295,7 @@ class SparseCooTensor(_SparseBase):
         return bool(self._coalesced)
 
     def _same_pattern(self, data):
-        return _new_coo(data, self._indices, self._shape, self._coalesced)
+        return new_coo(data, self._indices, self._shape, self._coalesced)
 
     def _same_pattern_as(self, other):
         return (isinstance(other, SparseCooTensor) and other._shape == self._shape
@@ -309,7 +309,7 @@ class SparseCooTensor(_SparseBase):
                 f"       values={self._arr_text(self._data, 14)})")
 
 
-class SparseCsrTensor(_SparseBase):
+class SparseCsrTensor(SparseBase):
     """A CSR sparse tensor, 2-D ``[M, N]`` or batched 3-D ``[B, M, N]``.
 
     Components: ``crows()`` [B*(M+1)] (per-batch row pointers, each starting at 0),
@@ -355,7 +355,7 @@ class SparseCsrTensor(_SparseBase):
                                 "SparseCsrTensor")
 
     def _same_pattern(self, data):
-        t = _new_csr(data, self._crows, self._cols, self._shape, self._canonical)
+        t = new_csr(data, self._crows, self._cols, self._shape, self._canonical)
         t._plan = getattr(self, "_plan", None)
         return t
 
@@ -377,7 +377,7 @@ class SparseCsrTensor(_SparseBase):
 # constructors used by the package (no validation: callers have checked)
 
 
-def _new_coo(data, indices, shape, coalesced=False):
+def new_coo(data, indices, shape, coalesced=False):
     t = SparseCooTensor._wrap(data)
     t._indices = indices
     t._shape = tuple(int(s) for s in shape)
@@ -385,7 +385,7 @@ def _new_coo(data, indices, shape, coalesced=False):
     return t
 
 
-def _new_csr(data, crows, cols, shape, canonical=None):
+def new_csr(data, crows, cols, shape, canonical=None):
     t = SparseCsrTensor._wrap(data)
     t._crows = crows
     t._cols = cols
@@ -395,7 +395,7 @@ def _new_csr(data, crows, cols, shape, canonical=None):
     return t
 
 
-def _adopt(t, v):
+def adopt(t, v):
     """Give sparse ``t`` the values tensor ``v``'s graph position.
 
     A values tensor that is itself a leaf requiring grad is first passed through an
@@ -403,9 +403,9 @@ def _adopt(t, v):
     if not v.stop_gradient:
         if v._node is None:
             from ..autograd.engine import apply  # noqa: PLC0415
-            from .convert import _IDENTITY  # noqa: PLC0415
+            from .convert import IDENTITY  # noqa: PLC0415
 
-            v = apply(_IDENTITY, v)
+            v = apply(IDENTITY, v)
             t._data = v._data
         t.stop_gradient = False
         t._node = v._node
@@ -416,17 +416,17 @@ def _adopt(t, v):
 
 def wrap_coo(values, indices, shape, coalesced=False):
     """A SparseCooTensor around the values Tensor ``values`` (its graph kept)."""
-    return _adopt(_new_coo(values._data, indices, shape, coalesced), values)
+    return adopt(new_coo(values._data, indices, shape, coalesced), values)
 
 
 def wrap_csr(values, crows, cols, shape, canonical=None):
     """A SparseCsrTensor around the values Tensor ``values`` (its graph kept);
     ``canonical=True`` records that the caller built sorted, duplicate-free rows."""
-    return _adopt(_new_csr(values._data, crows, cols, shape, canonical), values)
+    return adopt(new_csr(values._data, crows, cols, shape, canonical), values)
 
 
 def is_sparse_tensor(x):
-    return isinstance(x, _SparseBase)
+    return isinstance(x, SparseBase)
 
 
 __all__ = ["SparseCooTensor", "SparseCsrTensor", "SparseLayoutError", "UnsupportedDtypeError"]

@@ -21,7 +21,7 @@ from ..core import dtype as _dt
 from ..ops import math as _dense
 from ..ops.cast import cast
 from .convert import coalesce, values
-from .structural import _sparse_arg
+from .structural import sparse_arg
 from .tensor import SparseCooTensor, UnsupportedDtypeError
 
 # (name of the dense op in weft.ops.math, integers cast to the default float dtype?, linear?)
@@ -48,7 +48,7 @@ def _stored_values(x, op, to_float, linear):
     """``(x', values)``: sparse ``x`` checked and, for a nonlinear op, canonicalised
     (a stored duplicate pair a, b must give f(a + b), not f(a) + f(b)); the values
     cast to the default float dtype if asked."""
-    x = _sparse_arg(x, op)
+    x = sparse_arg(x, op)
     if op in _REAL_ONLY and x._data.dtype.kind == "c":
         # api-sparse.md §0: an unsupported dtype is UnsupportedDtypeError (a TypeError)
         raise UnsupportedDtypeError(f"{op}: x must be a real tensor, got {x._data.dtype.name}")
