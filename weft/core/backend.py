@@ -422,7 +422,7 @@ _BUILTIN = [
      {"lib": "scipy.linalg", "lapack": "scipy.linalg.lapack"}),
     # The importable `mkl` module comes from mkl-service; the `mkl` wheel holds only
     # the shared libraries.
-    ("linalg", "mkl", "mkl", "mkl-service", "cpu", False, None, {"lib": "mkl"}),
+    ("linalg", "mkl", "mkl", "mkl-service", "cpu", False, "mkl", {"lib": "mkl"}),
     ("linalg", "cusolver", "cupy", "cupy-cuda12x", "gpu", True, "gpu",
      {"lib": "cupy.linalg", "xp": "cupy"}),
     ("fft", "pocketfft", "scipy.fft", "scipy", "cpu", True, None, {"lib": "scipy.fft"}),
