@@ -621,11 +621,7 @@ def _cdist_vjp_y(g, ans, x, y, p, use_mm):
 
 
 _cdist = Primitive("cdist", _cdist_fwd)
-
-
 defvjp(_cdist, _cdist_vjp_x, _cdist_vjp_y)
-
-
 _CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                 "donot_use_mm_for_euclid_dist")
 
@@ -676,6 +672,5 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
 
 # declared when the module loads, so weft.autograd.rules() lists it
 _einsum_prim(1)
-
 __all__ = ["matmul", "mm", "bmm", "dot", "inner", "outer", "mv", "einsum", "tensordot", "kron", "cross", "diagonal", "cdist"]
 __tensor_methods__ = {"matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "inner": inner, "outer": outer, "mv": mv, "tensordot": tensordot, "kron": kron, "cross": cross, "diagonal": diagonal, "cdist": cdist}

@@ -48,28 +48,14 @@ def _masked_expand_fwd(g, mask):
 
 
 _getitem_basic = Primitive("getitem", _getitem_basic_fwd)
-
-
 setitem_p = Primitive("setitem", _setitem_fwd)
-
-
 _setitem_zeros = Primitive("setitem_zeros", _setitem_zeros_fwd)
-
-
 _masked_select = Primitive("masked_select", lambda x, mask: x[mask])
-
-
 _masked_expand = Primitive("masked_expand", _masked_expand_fwd)
-
-
 _lin = dict(save=(), save_out=False)
-
-
 defvjp(_getitem_basic,
        lambda g, ans, x, key: apply(_setitem_zeros, g, key=key, plan=None, shape=x._data.shape),
        **_lin)
-
-
 defvjp(_setitem_zeros, lambda g, ans, v, key, plan, shape: _gather_key(g, key, plan), **_lin)
 
 
@@ -77,17 +63,11 @@ defvjp(_setitem_zeros, lambda g, ans, v, key, plan, shape: _gather_key(g, key, p
 defbatch(_getitem_basic, lambda g, ans, x, key: apply(
     _setitem_zeros, g, key=(slice(None),) + key, plan=None,
     shape=tuple(g._data.shape[:1]) + tuple(x._data.shape)))
-
-
 defvjp(setitem_p,
        lambda g, ans, x, v, key, plan: apply(setitem_p, g, 0, key=key, plan=plan),
        lambda g, ans, x, v, key, plan: _gather_key(g, key, plan), **_lin)
-
-
 defvjp(_masked_select, lambda g, ans, x, mask: apply(_masked_expand, g, mask), None,
        save=(1,), save_out=False)
-
-
 defvjp(_masked_expand, lambda g, ans, gx, mask: apply(_masked_select, g, mask), None,
        save=(1,), save_out=False)
 

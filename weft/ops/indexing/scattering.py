@@ -295,8 +295,6 @@ def _no_grad_reduce(g, ans, base, vals, lin, reduce, include_self):
 
 
 _put_reduce = Primitive("put_along_axis", _put_reduce_fwd)
-
-
 defvjp(_put_reduce, _no_grad_reduce, _no_grad_reduce, None, save=(), save_out=False)
 
 

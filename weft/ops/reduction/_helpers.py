@@ -106,11 +106,7 @@ def _revscan_fwd(g, c, axis):
 
 
 _slice_p = Primitive("slice_axis", slice_fwd)
-
-
 _pad_p = Primitive("pad_axis", pad_fwd)
-
-
 revscan_p = Primitive("reverse_linear_scan", _revscan_fwd)
 
 
@@ -158,16 +154,10 @@ def _revscan_vjp_c(h, ans, g, c, axis):
 
 
 _no_save = dict(save=(), save_out=False)
-
-
 defvjp(_slice_p, lambda g, ans, x, start, stop, axis:
        pad(g, start, x.shape[axis] - stop, axis), **_no_save)
-
-
 defvjp(_pad_p, lambda g, ans, x, before, after, axis, value:
        slice_axis(g, before, before + x.shape[axis], axis), **_no_save)
-
-
 defvjp(revscan_p, _revscan_vjp_g, _revscan_vjp_c, save=(1,))
 
 
@@ -176,8 +166,6 @@ def wrap_const(arr, dtype):
 
 
 cumsum_p = Primitive("cumsum", lambda x, axis: np.cumsum(x, axis=axis, dtype=x.dtype))
-
-
 cumprod_p = Primitive("cumprod", lambda x, axis: np.cumprod(x, axis=axis, dtype=x.dtype))
 
 
@@ -202,8 +190,6 @@ def _cumprod_vjp(g, ans, x, axis):
 
 
 defvjp(cumsum_p, lambda g, ans, x, axis: rev_cumsum(g, axis), **_no_save)
-
-
 defvjp(cumprod_p, _cumprod_vjp)
 
 
@@ -224,10 +210,6 @@ def running(name, x, axis):
 
 bincount_p = Primitive("bincount", lambda w, idx, minlength:
                         xp_of(w).bincount(idx, weights=w, minlength=minlength).astype(w.dtype))
-
-
 defvjp(bincount_p, lambda g, ans, w, idx, minlength: take(g, idx, 0), save=(),
        save_out=False)
-
-
 __all__ = []

@@ -36,8 +36,6 @@ def _mean_fwd(x, axis, keepdim):
 
 
 _sum_p = Primitive("sum", _sum_fwd)
-
-
 _mean_p = Primitive("mean", _mean_fwd)
 
 
@@ -60,8 +58,6 @@ def _n_reduced(shape, axis):
 
 defvjp(_sum_p, lambda g, ans, x, axis, keepdim, dtype: expand_reduced(g, x.shape, axis, keepdim),
        save=(), save_out=False)
-
-
 defvjp(_mean_p, lambda g, ans, x, axis, keepdim:
        expand_reduced(g, x.shape, axis, keepdim) / _builtins.max(_n_reduced(x.shape, axis), 1),
        save=(), save_out=False)
@@ -73,8 +69,6 @@ def _batched_expand(g, x, axis, keepdim):
 
 
 defbatch(_sum_p, lambda g, ans, x, axis, keepdim, dtype: _batched_expand(g, x, axis, keepdim))
-
-
 defbatch(_mean_p, lambda g, ans, x, axis, keepdim:
          _batched_expand(g, x, axis, keepdim) / _builtins.max(_n_reduced(x.shape, axis), 1))
 
@@ -148,11 +142,7 @@ def _nanmean_vjp(g, ans, x, axis, keepdim):
 
 _nansum_p = Primitive("nansum", lambda x, axis, keepdim, dtype:
                       np.nansum(x, axis=axis, keepdims=keepdim, dtype=dtype))
-
-
 _nanmean_p = Primitive("nanmean", _nanmean_fwd)
-
-
 _prod_p = Primitive("prod", lambda x, axis, keepdim:
                     np.prod(x, axis=axis, keepdims=keepdim, dtype=x.dtype))
 
@@ -189,11 +179,7 @@ def _prod_of_others(x, axes):
 
 
 defvjp(_nansum_p, _nansum_vjp, save_out=False)
-
-
 defvjp(_nanmean_p, _nanmean_vjp, save_out=False)
-
-
 defvjp(_prod_p, _prod_vjp)
 
 
@@ -267,21 +253,13 @@ def _extreme(fn, name, doc):
 
 _TIES = ("Ties (and NaNs, which propagate as in numpy) share the gradient evenly. "
          "Reducing over an empty axis raises ValueError.")
-
-
 max = _extreme(np.max, "max", "Maximum over ``axis`` (int, list, or None for all). "
                + _TIES + "\n\n>>> import weft\n>>> weft.max(weft.to_tensor([[1, 5], [4, 2]]), "
                "axis=0).tolist()\n[4, 5]\n")
-
-
 min = _extreme(np.min, "min", "Minimum over ``axis`` (int, list, or None for all). "
                + _TIES + "\n\n>>> import weft\n>>> weft.min(weft.to_tensor([3.0, 1.0, 2.0]))"
                ".item()\n1.0\n")
-
-
 amax = _extreme(np.max, "amax", "Maximum over ``axis``, like :func:`max`. " + _TIES)
-
-
 amin = _extreme(np.min, "amin", "Minimum over ``axis``, like :func:`min`. " + _TIES)
 
 
@@ -318,11 +296,7 @@ def _arg_extreme(fn, opname):
 
 
 argmax = _arg_extreme(np.argmax, "argmax")
-
-
 argmin = _arg_extreme(np.argmin, "argmin")
-
-
 argmax.__doc__ += ("\n\n>>> import weft\n>>> weft.argmax(weft.to_tensor([[1, 5], [4, 2]]), "
                    "axis=1).tolist()\n[1, 0]\n")
 
@@ -340,11 +314,7 @@ def _logical_reduce(fn, opname):
 
 
 all = _logical_reduce(np.all, "all")
-
-
 any = _logical_reduce(np.any, "any")
-
-
 all.__doc__ += "\n\n>>> import weft\n>>> weft.all(weft.to_tensor([1, 0])).item()\nFalse\n"
 
 
@@ -372,8 +342,6 @@ def _lse_fwd(x, axis, keepdim):
 
 
 _lse_p = Primitive("logsumexp", _lse_fwd)
-
-
 defvjp(_lse_p, lambda g, ans, x, axis, keepdim: expand_reduced(g, x.shape, axis, keepdim)
        * exp(x - expand_reduced(ans, x.shape, axis, keepdim)))
 
@@ -435,6 +403,5 @@ def _cumprod_t(t, axis):
 for _n in ["nansum", "nanmean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "count_nonzero", "logsumexp", "var", "std"]:
     globals()[_n] = accept_aliases(globals()[_n])
 del _n
-
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "count_nonzero", "logsumexp", "var", "std"]
 __tensor_methods__ = {"sum": sum, "mean": mean, "nansum": nansum, "nanmean": nanmean, "prod": prod, "max": max, "min": min, "amax": amax, "amin": amin, "argmax": argmax, "argmin": argmin, "all": all, "any": any, "count_nonzero": count_nonzero, "logsumexp": logsumexp, "var": var, "std": std}

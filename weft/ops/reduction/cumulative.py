@@ -113,8 +113,6 @@ def _lcse_vjp(g, ans, x, axis):
 
 
 _lcse_p = Primitive("logcumsumexp", _lcse_fwd)
-
-
 defvjp(_lcse_p, _lcse_vjp)
 
 
@@ -150,8 +148,6 @@ def _cum_extreme_vjp(g, ans, x, axis, greater, dtype):
 
 
 _cum_extreme_p = Primitive("cum_extreme", _cum_extreme_fwd, n_out=2)
-
-
 defvjp(_cum_extreme_p, _cum_extreme_vjp, save=())
 
 
@@ -178,11 +174,7 @@ def _cum_extreme(opname, greater):
 
 
 cummax = _cum_extreme("cummax", True)
-
-
 cummin = _cum_extreme("cummin", False)
-
-
 cummax.__doc__ += ("\n\n>>> import weft\n>>> v, i = weft.cummax(weft.to_tensor([1, 3, 2, 5]))"
                    "\n>>> v.tolist(), i.tolist()\n([1, 3, 3, 5], [0, 1, 1, 3])\n")
 
@@ -263,6 +255,5 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
 for _n in ["cumsum", "cumprod", "cumsum_", "cumprod_", "logcumsumexp", "cummax", "cummin", "diff"]:
     globals()[_n] = accept_aliases(globals()[_n])
 del _n
-
 __all__ = ["cumsum", "cumprod", "cumsum_", "cumprod_", "logcumsumexp", "cummax", "cummin", "diff"]
 __tensor_methods__ = {"cumsum": cumsum, "cumprod": cumprod, "cumsum_": cumsum_, "cumprod_": cumprod_, "logcumsumexp": logcumsumexp, "cummax": cummax, "cummin": cummin, "diff": diff}

@@ -83,8 +83,6 @@ def _svd_factor(x, kind):
 
 
 _pnorm_p = Primitive("p_norm", _pnorm_fwd)
-
-
 _svdnorm_p = Primitive("matrix_norm", _svd_values)
 
 
@@ -92,15 +90,9 @@ _svdnorm_p = Primitive("matrix_norm", _svd_values)
 # second derivative of the 'nuc'/2/-2 norms raises instead of returning a wrong value
 _svd_factor_p = Primitive("norm_svd_factor (second derivative of the nuc/2/-2 norm)",
                           _svd_factor)
-
-
 defvjp(_pnorm_p, _pnorm_vjp)
-
-
 defvjp(_svdnorm_p, lambda g, ans, x, kind:
        reshape(g, g.shape + [1, 1]) * apply(_svd_factor_p, x, kind=kind), save_out=False)
-
-
 defvjp(_svd_factor_p, None)
 
 
@@ -231,8 +223,6 @@ def _trace_vjp(g, ans, x, offset, axis1, axis2):
 
 _trace_p = Primitive("trace", lambda x, offset, axis1, axis2:
                      np.trace(x, offset=offset, axis1=axis1, axis2=axis2, dtype=x.dtype))
-
-
 defvjp(_trace_p, _trace_vjp, save=(), save_out=False)
 
 
@@ -255,6 +245,5 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
 for _n in ["norm", "dist", "trace"]:
     globals()[_n] = accept_aliases(globals()[_n])
 del _n
-
 __all__ = ["norm", "dist", "trace"]
 __tensor_methods__ = {"norm": norm, "dist": dist, "trace": trace}

@@ -368,6 +368,5 @@ def bincount(x, weights=None, minlength=0, name=None):
 for _n in ["median", "nanmedian", "quantile", "nanquantile", "mode", "histogram", "bincount"]:
     globals()[_n] = accept_aliases(globals()[_n])
 del _n
-
 __all__ = ["median", "nanmedian", "quantile", "nanquantile", "mode", "histogram", "bincount"]
 __tensor_methods__ = {"median": median, "nanmedian": nanmedian, "quantile": quantile, "nanquantile": nanquantile, "mode": mode, "histogram": histogram, "bincount": bincount}

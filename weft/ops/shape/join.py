@@ -27,15 +27,9 @@ def _embed_fwd(g, shape, idx):
 
 
 _take = Primitive("slice", _take_fwd)
-
-
 _embed = Primitive("slice_grad", _embed_fwd)
-
-
 defvjp(_take, lambda g, ans, x, idx: apply(_embed, g, shape=tuple(x.shape), idx=idx),
        save=(), save_out=False)
-
-
 defvjp(_embed, lambda g, ans, gx, shape, idx: apply(_take, g, idx=idx), save=(), save_out=False)
 
 
@@ -43,8 +37,6 @@ defvjp(_embed, lambda g, ans, gx, shape, idx: apply(_take, g, idx=idx), save=(),
 # right, behind the batch axis
 defbatch(_take, lambda g, ans, x, idx: apply(_embed, g, shape=tuple(g.shape[:1] + x.shape),
                                              idx=(_ALL,) + idx))
-
-
 defbatch(_embed, lambda g, ans, gx, shape, idx: apply(_take, g, idx=(_ALL,) + idx))
 
 
@@ -532,6 +524,5 @@ def crop(x, shape=None, offsets=None, name=None):
 for _k in (2,):
     _concat_prim(_k), _stack_prim(_k), _split_prim(_k), _unbind_prim(_k)
 del _k
-
 __all__ = ["concat", "stack", "hstack", "vstack", "dstack", "row_stack", "column_stack", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "unbind", "unstack", "slice", "strided_slice", "crop"]
 __tensor_methods__ = {"split": split, "chunk": chunk, "tensor_split": tensor_split, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "unbind": unbind, "unstack": unstack, "slice": slice, "strided_slice": strided_slice, "crop": crop}

@@ -40,20 +40,10 @@ def _segment_sum_fwd(g, reps, axis):
 
 
 _tile = Primitive("tile", lambda x, reps: np.tile(x, reps))
-
-
 _repeat_arr = Primitive("repeat_interleave", _repeat_fwd)
-
-
 _segment_sum = Primitive("repeat_interleave_grad", _segment_sum_fwd)
-
-
 _roll = Primitive("roll", lambda x, shifts, axis: np.roll(x, shifts, axis))
-
-
 _rot90 = Primitive("rot90", lambda x, k, axes: np.rot90(x, k, axes).copy())
-
-
 defvjp(_tile, lambda g, ans, x, reps: _tile_vjp(g, x.shape, reps), **_no_save)
 
 
@@ -61,16 +51,10 @@ defvjp(_tile, lambda g, ans, x, reps: _tile_vjp(g, x.shape, reps), **_no_save)
 defvjp(_repeat_arr, lambda g, ans, x, reps, axis:
        _repeat_int_vjp(g, x.shape, reps, axis) if isinstance(reps, int) else
        apply(_segment_sum, g, reps=reps, axis=axis), **_no_save)
-
-
 defvjp(_segment_sum, lambda g, ans, x, reps, axis: apply(_repeat_arr, g, reps=reps, axis=axis),
        **_no_save)
-
-
 defvjp(_roll, lambda g, ans, x, shifts, axis:
        apply(_roll, g, shifts=tuple(-s for s in shifts), axis=axis), **_no_save)
-
-
 defvjp(_rot90, lambda g, ans, x, k, axes: apply(_rot90, g, k=(-k) % 4, axes=axes), **_no_save)
 
 

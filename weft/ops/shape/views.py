@@ -12,32 +12,20 @@ from ._helpers import aliases, int_list, tensor_list
 
 
 _reshape = Primitive("reshape", lambda x, shape: x.reshape(shape), view=True)
-
-
 _broadcast_to = Primitive("broadcast_to", lambda x, shape: np.broadcast_to(x, shape), view=True)
-
-
 _transpose = Primitive("transpose", lambda x, perm: x.transpose(perm), view=True)
-
-
 defvjp(_reshape, lambda g, ans, x, shape: reshape_exact(g, x.shape), save=(), save_out=False)
 
 
 # the engine sums the broadcast gradient back to x's shape
 defvjp(_broadcast_to, lambda g, ans, x, shape: g, save=(), save_out=False)
-
-
 defvjp(_transpose, lambda g, ans, x, perm: transpose(g, list(np.argsort(perm))),
        save=(), save_out=False)
 
 
 # batched cotangents (autograd.engine.defbatch): axis 0 is the batch
 defbatch(_reshape, lambda g, ans, x, shape: reshape_exact(g, g.shape[:1] + x.shape))
-
-
 defbatch(_broadcast_to)   # the engine sums g to [B, *x.shape]
-
-
 defbatch(_transpose, lambda g, ans, x, perm:
          apply(_transpose, g, perm=(0,) + tuple(int(p) + 1 for p in np.argsort(perm))))
 
@@ -147,19 +135,13 @@ def _as_complex_fwd(x):
 
 
 _as_complex = Primitive("as_complex", _as_complex_fwd)
-
-
 _as_real = Primitive("as_real", lambda x: np.stack([x.real, x.imag], axis=-1))
-
-
 _no_save = dict(save=(), save_out=False)
 
 
 # with grad = dL/dRe + i dL/dIm, the pair (Re, Im) of a complex cotangent is the
 # cotangent of the [..., 2] real view, and back
 defvjp(_as_complex, lambda g, ans, x: apply(_as_real, g), **_no_save)
-
-
 defvjp(_as_real, lambda g, ans, x: apply(_as_complex, g), **_no_save)
 
 
