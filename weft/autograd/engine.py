@@ -107,7 +107,7 @@ class Node:
     # was when the op ran, or None where no gradient flows; reading them from the
     # live tensors at backward time would follow later in-place rebindings
     __slots__ = ("prim", "inputs", "edges", "params", "outs", "out_meta", "versions",
-                 "hooks", "retained", "packed", "__weakref__")
+                 "out_versions", "hooks", "retained", "packed", "__weakref__")
 
     def __repr__(self):
         return f"<Node {self.prim.name}>"
@@ -158,7 +158,10 @@ def apply(prim, *args, **params):
             t._version = args[0]._version
         if record and out.dtype.kind in "fc":
             t.stop_gradient = False
-            t._node = _record(prim, args, params, (out,))
+            node = t._node = _record(prim, args, params, (out,))
+            if prim.save_out:
+                # the rules read the output: an in-place write to it must be caught too
+                node.out_versions = ((0, t._version, t._version[0]),)
         return t
     outs = tuple(o if type(o) is _ndarray or hasattr(o, "__cuda_array_interface__")
                  else np.asarray(o) for o in out)
@@ -170,6 +173,8 @@ def apply(prim, *args, **params):
                 t.stop_gradient = False
                 t._node = node
                 t._oidx = i
+        if prim.save_out:
+            node.out_versions = tuple((i, t._version, t._version[0]) for i, t in enumerate(res))
     return res
 
 
@@ -204,6 +209,7 @@ def _record(prim, args, params, outs):
         node.versions = vs
     else:
         node.versions = ()
+    node.out_versions = ()
     node.hooks = None
     node.retained = None
     node.packed = None
@@ -325,12 +331,13 @@ def _topo(root_nodes, blocked):
 
 
 def _check_versions(node):
-    for i, counter, v in node.versions:
-        if counter[0] != v:
-            raise RuntimeError(
-                f"one of the tensors needed for gradient computation (input {i} of "
-                f"{node.prim.name}) has been modified by an inplace operation. Its version "
-                f"is {counter[0]} but the expected version is {v}.")
+    for what, entries in (("input", node.versions), ("output", node.out_versions)):
+        for i, counter, v in entries:
+            if counter[0] != v:
+                raise RuntimeError(
+                    f"one of the tensors needed for gradient computation ({what} {i} of "
+                    f"{node.prim.name}) has been modified by an inplace operation. Its "
+                    f"version is {counter[0]} but the expected version is {v}.")
 
 
 def _to_dtype(g, dtype):
@@ -552,7 +559,7 @@ def _propagate(p, order):
             _capture(p, node, gs)
         if needed is not None and id(node) not in needed:
             continue
-        if node.versions:
+        if node.versions or node.out_versions:
             _check_versions(node)
         prim = node.prim
         outs = node.outs
