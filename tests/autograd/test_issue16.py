@@ -66,3 +66,32 @@ def test_numpy_of_constant_and_detached_is_writable_view():
     x.detach().numpy()[1] = 9.0
     assert x.tolist() == [1.0, 9.0]
     assert np.array(x).flags.writeable   # np.array copies
+
+
+# -- item 10: batched CSR transpose sends its gradient to a leaf input --------------------
+
+@pytest.mark.parametrize("perm", [[0, 2, 1], [1, 0, 2], [2, 1, 0], [1, 2, 0]])
+def test_batched_csr_transpose_gradient_reaches_leaf(perm):
+    rng = np.random.default_rng(0)
+    d = rng.standard_normal((2, 3, 4)) * (rng.random((2, 3, 4)) < 0.5)
+    d[:, 0, 0] = 1.0  # every batch stores something
+    x = weft.to_tensor(d).to_sparse_csr()
+    x.stop_gradient = False
+    y = weft.sparse.transpose(x, perm)
+    w = rng.standard_normal(d.transpose(perm).shape)
+    (y.to_dense() * weft.to_tensor(w)).sum().backward()
+    assert x.grad is not None
+    np.testing.assert_allclose(x.grad.to_dense().numpy(),
+                               w.transpose(np.argsort(perm)) * (d != 0))
+    assert weft.autograd.gradcheck(lambda v: weft.sparse.transpose(v, perm).to_dense(), [x])
+
+
+def test_csr_reshape_to_3d_gradient_reaches_leaf():
+    d = np.zeros((4, 6))
+    d[0, 1], d[2, 5], d[3, 0] = 1.0, 2.0, 3.0
+    x = weft.to_tensor(d).to_sparse_csr()
+    x.stop_gradient = False
+    y = weft.sparse.reshape(x, [2, 2, 6])
+    (y.to_dense() * 2).sum().backward()
+    assert x.grad is not None
+    np.testing.assert_allclose(x.grad.to_dense().numpy(), 2.0 * (d != 0))
