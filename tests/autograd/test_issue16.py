@@ -95,3 +95,131 @@ def test_csr_reshape_to_3d_gradient_reaches_leaf():
     (y.to_dense() * 2).sum().backward()
     assert x.grad is not None
     np.testing.assert_allclose(x.grad.to_dense().numpy(), 2.0 * (d != 0))
+
+
+# -- item 3: backward() on a tensor that requires no grad does nothing --------------------
+
+def test_backward_on_stop_gradient_tensor_is_a_no_op():
+    c = weft.to_tensor([1.0, 2.0])
+    assert c.backward() is None
+    assert c.grad is None
+    x = _leaf([1.0])
+    weft.autograd.backward([c * 2, x * 3])
+    assert x.grad.tolist() == [3.0]
+
+
+# -- item 4: retained .grad is the gradient before hooks; remove() says whether it did ----
+
+def test_retained_grad_is_taken_before_hooks_and_remove_returns_bool():
+    x = _leaf([1.0, 2.0])
+    y = x * 2
+    y.retain_grads()
+    h = y.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    assert y.grad.tolist() == [1.0, 1.0]
+    assert x.grad.tolist() == [20.0, 20.0]
+    assert h.remove() is True
+    assert h.remove() is False
+    hl = x.register_hook(lambda g: None)
+    assert hl.remove() is True and hl.remove() is False
+
+
+# -- item 5: backward inside a hook (reentrancy) ------------------------------------------
+
+def test_backward_inside_a_hook_records_and_runs():
+    x = _leaf([1.0, 2.0])
+    w = _leaf([3.0, 4.0])
+    seen = []
+
+    def hook(g):
+        z = (w * w).sum()
+        seen.append(z.stop_gradient)
+        z.backward()
+        return g
+
+    y = x * 2
+    y.register_hook(hook)
+    y.sum().backward()
+    assert seen == [False]
+    assert w.grad.tolist() == [6.0, 8.0]
+    assert x.grad.tolist() == [2.0, 2.0]
+    # a leaf's hook too, and nothing records inside a hook under no_grad
+    x.register_hook(hook)
+    (x * 1).sum().backward()
+    assert seen == [False, False] and w.grad.tolist() == [12.0, 16.0]
+
+
+def test_hooks_keep_create_graph_recording():
+    x = _leaf([1.0, 2.0])
+    y = x ** 2
+    y.register_hook(lambda g: g * 3)
+    (g,) = weft.grad(y.sum(), x, create_graph=True)
+    assert not g.stop_gradient
+    (gg,) = weft.grad(g.sum(), x)
+    assert gg.tolist() == [6.0, 6.0]
+
+
+# -- item 6: what a hook returns is checked ------------------------------------------------
+
+@pytest.mark.parametrize("ret, exc, match", [
+    (lambda g: g.sum(), ValueError, r"output 0 of .*shape \[\]"),
+    (lambda g: g.astype("float32"), ValueError, "dtype float32"),
+    (lambda g: g.numpy(), TypeError, "returned ndarray"),
+    (lambda g: 3.0, TypeError, "returned float"),
+])
+def test_hook_return_is_checked(ret, exc, match):
+    x = _leaf([1.0, 2.0])
+    y = x * 2
+    y.register_hook(ret)
+    with pytest.raises(exc, match=match):
+        y.sum().backward()
+    z = _leaf([1.0, 2.0])
+    z.name = "zz"
+    z.register_hook(ret)
+    with pytest.raises(exc, match="leaf tensor 'zz'" if exc is ValueError else match):
+        (z * 2).sum().backward()
+
+
+# -- item 8: grad_outputs of another float dtype is cast ----------------------------------
+
+def test_grad_outputs_float_dtype_is_cast():
+    x = _leaf([1.0, 2.0])
+    y = x * 3
+    (g,) = weft.grad(y, x, grad_outputs=weft.to_tensor([1.0, 2.0], dtype="float32"))
+    assert g.dtype == weft.float64 and g.tolist() == [3.0, 6.0]
+    with pytest.raises(TypeError, match="dtype int64"):
+        weft.grad(y, x, grad_outputs=weft.to_tensor([1, 2]))
+
+
+# -- item 12: a sparse grad_tensor with another pattern says so ---------------------------
+
+def test_sparse_grad_tensor_with_other_pattern_is_named():
+    d = np.zeros((3, 4))
+    d[0, 1], d[2, 3] = 1.0, 2.0
+    x = weft.to_tensor(d).to_sparse_coo(2)
+    x.stop_gradient = False
+    y = x * 2
+    e = np.zeros((3, 4))
+    e[1, 1] = 1.0
+    with pytest.raises(ValueError, match="sparsity pattern"):
+        y.backward(weft.to_tensor(e).to_sparse_coo(2))
+    with pytest.raises(ValueError, match=r"shape \[2, 2\]"):
+        y.backward(weft.to_tensor(np.ones((2, 2))).to_sparse_coo(2))
+
+
+# -- item 20: checks of user input survive python -O --------------------------------------
+
+def test_argument_checks_are_not_asserts():
+    import ast
+    import pathlib
+    root = pathlib.Path(weft.__file__).parent
+    found = [f"{p.relative_to(root)}:{n.lineno}" for p in root.rglob("*.py")
+             for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, ast.Assert)]
+    assert found == []
+    x = _leaf([1.0])
+    with pytest.raises(AssertionError, match="length of grad_tensors"):
+        weft.autograd.backward([x * 2], [None, None])
+    with pytest.raises(ValueError, match="length of grad_tensors"):
+        weft.autograd.backward([x * 2], [None, None])
+    with pytest.raises(AssertionError, match="only_inputs"):
+        weft.grad(x * 2, x, only_inputs=False)

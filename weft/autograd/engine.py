@@ -397,7 +397,7 @@ class _Pass:
 
     __slots__ = ("inputs", "create_graph", "retain_graph", "accumulate", "batch", "blocked",
                  "blocked_leaves", "leaf_targets", "node_targets", "captured", "needed",
-                 "buffers", "leaf_acc")
+                 "buffers", "leaf_acc", "outer_mode")
 
     def __init__(self, inputs, no_grad_vars, retain_graph, create_graph, accumulate, batch):
         self.inputs = inputs
@@ -405,6 +405,7 @@ class _Pass:
         self.create_graph = create_graph
         self.accumulate = accumulate
         self.batch = batch
+        self.outer_mode = mode.enabled   # the grad mode hooks run under
         # no_grad_vars stop the flow: non-leaves by (node, output), leaves by identity
         blocked = set()
         blocked_leaves = set()
@@ -542,6 +543,7 @@ def _propagate(p, order):
     node_targets = p.node_targets
     buffers = p.buffers
     leaf_acc = p.leaf_acc
+    outer_mode = p.outer_mode
     for node in order:
         gs = buffers.pop(id(node), None)
         if gs is None:
@@ -551,10 +553,11 @@ def _propagate(p, order):
                 f"trying to run backward through {node.prim.name} a second time, but its "
                 "saved tensors were already freed; pass retain_graph=True to the first "
                 "backward (or weft.grad) to keep the graph")
-        if node.hooks is not None:
-            _node_hooks(node, gs)
         if node.retained is not None and inputs is None:  # weft.grad stores nothing
+            # the gradient as it arrived, before this tensor's hooks (Paddle)
             _store_retained(node, gs, create_graph, accumulate)
+        if node.hooks is not None:
+            _node_hooks(node, gs, outer_mode)
         if node_targets:
             _capture(p, node, gs)
         if needed is not None and id(node) not in needed:
@@ -644,15 +647,37 @@ def _propagate(p, order):
             node.packed = None
 
 
-def _node_hooks(node, gs):
+def _node_hooks(node, gs, outer_mode):
     """Hooks registered on the node's outputs, in order; a returned tensor replaces the
     cotangent passed on."""
     for oi, hooks in node.hooks.items():
         if gs[oi] is not None:
             for h in list(hooks.values()):
-                r = h(gs[oi])
+                r = _run_hook(h, gs[oi], outer_mode, f"output {oi} of {node.prim.name}")
                 if r is not None:
                     gs[oi] = r
+
+
+def _run_hook(hook, g, outer_mode, what):
+    """``hook(g)`` under the grad mode of the code that started the backward pass, so a
+    hook may build graphs and run a nested backward (spec: reentrancy); its result
+    must be None or a Tensor like ``g``."""
+    inner = mode.enabled
+    mode.enabled = inner or outer_mode   # create_graph keeps recording on
+    try:
+        r = hook(g)
+    finally:
+        mode.enabled = inner
+    if r is None:
+        return None
+    if not isinstance(r, Tensor):
+        raise TypeError(f"a hook registered on {what} returned {type(r).__name__}; a hook must "
+                        "return a Tensor or None")
+    if list(r.shape) != list(g.shape) or r.dtype != g.dtype:
+        raise ValueError(f"a hook registered on {what} returned a tensor of shape {list(r.shape)} "
+                         f"and dtype {r.dtype.name}, but the gradient it replaces has shape "
+                         f"{list(g.shape)} and dtype {g.dtype.name}")
+    return r
 
 
 def _store_retained(node, gs, create_graph, accumulate):
@@ -689,7 +714,7 @@ def _finish_leaves(p):
         g = _visible_grad(g, leaf)
         if leaf._hooks:
             for h in list(leaf._hooks.values()):
-                r = h(g)
+                r = _run_hook(h, g, p.outer_mode, _describe_leaf(leaf))
                 if r is not None:
                     g = r
         if inputs is not None:
@@ -699,6 +724,11 @@ def _finish_leaves(p):
             if not p.create_graph:
                 g = g.detach()
             leaf._grad = _accumulate(leaf, leaf._grad, g)
+
+
+def _describe_leaf(t):
+    name = f" {t.name!r}" if getattr(t, "name", None) else ""
+    return f"the leaf tensor{name} of shape {list(t.shape)}"
 
 
 def _graph_args(args, edges):
