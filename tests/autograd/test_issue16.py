@@ -223,3 +223,16 @@ def test_argument_checks_are_not_asserts():
         weft.autograd.backward([x * 2], [None, None])
     with pytest.raises(AssertionError, match="only_inputs"):
         weft.grad(x * 2, x, only_inputs=False)
+
+
+# -- item 7: the function's argument is differentiated separately from a closure ----------
+
+def test_vjp_argument_is_separate_from_closure():
+    from weft.incubate.autograd import Jacobian, vjp
+    x = _leaf([1.0, 2.0])
+    _, g = vjp(lambda y: x * y, x)
+    assert g.tolist() == [1.0, 2.0]
+    assert Jacobian(lambda y: x * y, x)[:].tolist() == [[1.0, 0.0], [0.0, 2.0]]
+    _, g = weft.autograd.vjp(lambda y: (y ** 3).sum(), x)   # still nests
+    assert weft.grad(g.sum(), x)[0].tolist() == [6.0, 12.0]
+    assert x.grad is None
