@@ -236,3 +236,154 @@ def test_vjp_argument_is_separate_from_closure():
     _, g = weft.autograd.vjp(lambda y: (y ** 3).sum(), x)   # still nests
     assert weft.grad(g.sum(), x)[0].tolist() == [6.0, 12.0]
     assert x.grad is None
+
+
+# -- items 1, 2: PyLayer with Tensors in list/tuple arguments, and its error cases ---------
+
+def test_pylayer_tensors_inside_list_and_tuple_arguments():
+    from weft.autograd import PyLayer
+
+    class Mix(PyLayer):
+        @staticmethod
+        def forward(ctx, a, pair, scale, extra):
+            ctx.save_for_backward(a, *pair)
+            return a * pair[0] + pair[1] * scale + extra[1]
+
+        @staticmethod
+        def backward(ctx, d):
+            a, p0, p1 = ctx.saved_tensor()
+            return d * p0, [d * a, d * 3.0], (None, d)
+
+    a, p0, p1, e = _leaf([1.0, 2.0]), _leaf([3.0, 4.0]), _leaf([5.0, 6.0]), _leaf([0.0, 0.0])
+    Mix.apply(a, [p0, p1], 3.0, ("tag", e)).sum().backward()
+    assert a.grad.tolist() == [3.0, 4.0]
+    assert p0.grad.tolist() == [1.0, 2.0]
+    assert p1.grad.tolist() == [3.0, 3.0]
+    assert e.grad.tolist() == [1.0, 1.0]
+
+    class Flat(PyLayer):   # one gradient per Tensor, flat, is accepted too
+        @staticmethod
+        def forward(ctx, xs):
+            return xs[0] + xs[1]
+
+        @staticmethod
+        def backward(ctx, d):
+            return d, d * 2
+
+    x0, x1 = _leaf([1.0]), _leaf([1.0])
+    Flat.apply((x0, x1)).backward()
+    assert x0.grad.tolist() == [1.0] and x1.grad.tolist() == [2.0]
+
+    class Wrong(PyLayer):
+        @staticmethod
+        def forward(ctx, xs):
+            return xs[0] + xs[1]
+
+        @staticmethod
+        def backward(ctx, d):
+            return ([d],)
+
+    with pytest.raises(ValueError, match="1 gradients but the list/tuple argument holds 2"):
+        Wrong.apply([_leaf([1.0]), _leaf([1.0])]).backward()
+
+
+def test_pylayer_error_cases():
+    from weft.autograd import PyLayer
+
+    class NoTensor(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return 3.0
+
+        @staticmethod
+        def backward(ctx, d):
+            return d
+
+    with pytest.raises(ValueError, match="NoTensor.forward must return a Tensor"):
+        NoTensor.apply(_leaf([1.0]))
+
+    class BadGrad(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, d):
+            return "grad"
+
+    with pytest.raises(ValueError, match="must be a Tensor or None"):
+        BadGrad.apply(_leaf([1.0])).backward()
+
+    class NoBackward(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+    y = NoBackward.apply(_leaf([1.0]))     # fine until backward runs
+    with pytest.raises(NotImplementedError, match="NoBackward defines no backward"):
+        y.backward()
+
+
+def test_pylayer_returning_its_input_is_in_place():
+    from weft.autograd import PyLayer
+
+    class Ident(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, d):
+            return d * 10
+
+    with pytest.raises(ValueError, match="leaf Tensor that doesn't stop gradient"):
+        Ident.apply(_leaf([1.0]))
+    x = _leaf([1.0, 2.0])
+    h = x * 2
+    y = Ident.apply(h)
+    assert y is h                          # h itself now is the op's output
+    y.sum().backward()
+    assert x.grad.tolist() == [20.0, 20.0]
+    # a node that saved h's old values sees the in-place change
+    x = _leaf([1.0, 2.0])
+    h = x * 2
+    z = h * h
+    Ident.apply(h)
+    with pytest.raises(RuntimeError, match="modified by an inplace"):
+        z.sum().backward()
+
+    class Marked(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_not_inplace(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, d):
+            return d * 10
+
+    x = _leaf([1.0, 2.0])
+    y = Marked.apply(x)
+    assert y is not x
+    y.sum().backward()
+    assert x.grad.tolist() == [10.0, 10.0]
+
+
+# -- item 9: linear with zero-size operands -----------------------------------------------
+
+@pytest.mark.parametrize("xs, ws", [((3, 2), (2, 0)), ((2,), (2, 0)), ((3, 0), (0, 4)),
+                                    ((0, 2), (2, 3)), ((2, 0, 2), (2, 0)), ((0,), (0, 2))])
+def test_linear_zero_size_forward_and_backward(xs, ws):
+    rng = np.random.default_rng(0)
+    xd, wd = rng.standard_normal(xs), rng.standard_normal(ws)
+    bd = rng.standard_normal(ws[1:])
+    x, w, b = _leaf(xd), _leaf(wd), _leaf(bd)
+    y = weft.nn.functional.linear(x, w, b)
+    np.testing.assert_allclose(y.numpy(), xd @ wd + bd)
+    y.sum().backward()
+    g = np.ones(y.shape)
+    np.testing.assert_allclose(x.grad.numpy(), g @ wd.T)
+    rows = int(np.prod(xs[:-1]))
+    np.testing.assert_allclose(w.grad.numpy(),
+                               xd.reshape(rows, ws[0]).T @ g.reshape(rows, ws[1]))
+    np.testing.assert_allclose(b.grad.numpy(), g.reshape(rows, ws[1]).sum(0))
