@@ -387,3 +387,19 @@ def test_linear_zero_size_forward_and_backward(xs, ws):
     np.testing.assert_allclose(w.grad.numpy(),
                                xd.reshape(rows, ws[0]).T @ g.reshape(rows, ws[1]))
     np.testing.assert_allclose(b.grad.numpy(), g.reshape(rows, ws[1]).sum(0))
+
+
+# -- item 13: colptr[-1] must be the number of edges, for every sampler -------------------
+
+def test_samplers_check_colptr_last_entry():
+    row = weft.to_tensor([1, 2, 0, 2, 0])
+    bad = weft.to_tensor([0, 2, 4, 6])     # node 2 (not sampled) claims a 6th edge
+    nodes = weft.to_tensor([0])
+    w = weft.to_tensor(np.ones(5, np.float32))
+    for call in (lambda: G.sample_neighbors(row, bad, nodes, 1),
+                 lambda: G.weighted_sample_neighbors(row, bad, w, nodes, 1),
+                 lambda: G.khop_sampler(row, bad, nodes, [1])):
+        with pytest.raises(ValueError, match=r"colptr\[-1\] must equal .* = 5, got 6"):
+            call()
+    good = weft.to_tensor([0, 2, 4, 5])
+    assert G.sample_neighbors(row, good, nodes, -1)[0].tolist() == [1, 2]
