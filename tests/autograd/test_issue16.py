@@ -403,3 +403,13 @@ def test_samplers_check_colptr_last_entry():
             call()
     good = weft.to_tensor([0, 2, 4, 5])
     assert G.sample_neighbors(row, good, nodes, -1)[0].tolist() == [1, 2]
+
+
+def test_3d_csr_without_shape_says_shape_is_needed():
+    crows, cols, vals = [0, 1, 2, 0, 1, 2], [0, 1, 1, 0], [1.0, 2.0, 3.0, 4.0]
+    with pytest.raises(ValueError, match=r"crows\[3\].*3-D CSR tensor needs shape"):
+        weft.sparse.sparse_csr_tensor(crows, cols, vals)
+    x = weft.sparse.sparse_csr_tensor(crows, cols, vals, shape=[2, 2, 2])
+    assert x.to_dense().numpy().tolist() == [[[1, 0], [0, 2]], [[0, 3], [4, 0]]]
+    with pytest.raises(ValueError, match="non-decreasing"):   # a plain 2-D decrease
+        weft.sparse.sparse_csr_tensor([0, 2, 1, 3], [0, 1, 1], [1.0, 2.0, 3.0])
