@@ -413,3 +413,45 @@ def test_3d_csr_without_shape_says_shape_is_needed():
     assert x.to_dense().numpy().tolist() == [[[1, 0], [0, 2]], [[0, 3], [4, 0]]]
     with pytest.raises(ValueError, match="non-decreasing"):   # a plain 2-D decrease
         weft.sparse.sparse_csr_tensor([0, 2, 1, 3], [0, 1, 1], [1.0, 2.0, 3.0])
+
+
+# -- item 11: names Paddle code uses -------------------------------------------------------
+
+def test_paddle_names_exist_and_work():
+    x = _leaf([[1.0, 2.0], [3.0, 4.0]])
+    m = weft.to_tensor([[0.0, 1.0], [1.0, 0.0]]).to_sparse_coo(2)
+    s = x.sparse_mask(m)
+    assert s.is_sparse_coo() and s.values().tolist() == [2.0, 3.0]
+    s.values().sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+    assert x.__div__(2).tolist() == [[0.5, 1.0], [1.5, 2.0]]
+    assert x.__rdiv__(2).tolist() == (2 / x).tolist()
+    d = weft.nn.functional.diag_embed(weft.to_tensor([[1.0, 2.0]]), offset=1)
+    np.testing.assert_array_equal(d.numpy(), [[[0, 1, 0], [0, 0, 2], [0, 0, 0]]])
+    assert weft.nn.loss.CrossEntropyLoss is weft.nn.CrossEntropyLoss
+    assert weft.nn.loss.MSELoss()(weft.ones([2]), weft.zeros([2])).item() == 1.0
+
+
+def test_device_module():
+    dev = weft.device
+    assert dev.get_device() == "cpu"
+    assert dev.set_device("cpu") == weft.CPUPlace()
+    n = dev.cuda.device_count()
+    assert n == dev.device_count() and n >= 0
+    assert dev.is_compiled_with_cuda() == (n > 0)
+    assert dev.get_available_device() == ["cpu"] + [f"gpu:{i}" for i in range(n)]
+    assert dev.get_all_device_type() == (["cpu", "gpu"] if n else ["cpu"])
+    assert not dev.is_compiled_with_rocm() and not dev.is_compiled_with_xpu()
+    assert dev.get_all_custom_device_type() == []
+    dev.synchronize()            # the CPU: nothing to wait for
+    dev.cuda.empty_cache()
+    if n == 0:
+        with pytest.raises(RuntimeError, match="CuPy|CUDA device"):
+            dev.cuda.synchronize()
+        with pytest.raises(RuntimeError, match="CuPy|CUDA device"):
+            dev.cuda.get_device_name(0)
+    else:
+        assert isinstance(dev.cuda.get_device_name(0), str)
+        assert len(dev.cuda.get_device_capability(0)) == 2
+    with pytest.raises(ValueError, match="device"):
+        dev.set_device("tpu")
