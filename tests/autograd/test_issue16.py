@@ -455,3 +455,18 @@ def test_device_module():
         assert len(dev.cuda.get_device_capability(0)) == 2
     with pytest.raises(ValueError, match="device"):
         dev.set_device("tpu")
+
+
+def test_unpack_hook_result_is_checked_like_a_hook_result():
+    x = _leaf([0.5, 1.0])
+    with weft.autograd.saved_tensors_hooks(lambda t: t, lambda t: t.astype("float32")):
+        y = weft.exp(x)       # saves its output
+        z = x * x             # saves its inputs
+    with pytest.raises(ValueError, match="dtype float32 for the output of exp"):
+        y.sum().backward()
+    with pytest.raises(ValueError, match="dtype float32 for input"):
+        z.sum().backward()
+    with weft.autograd.saved_tensors_hooks(lambda t: t, lambda t: t[:1]):
+        y = weft.exp(x)
+    with pytest.raises(ValueError, match=r"shape \[1\]"):
+        y.sum().backward()

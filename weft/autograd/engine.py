@@ -241,7 +241,8 @@ def _pack(node, prim, args):
         ins = [(i, pack(args[i])) for i, _, _ in node.versions]
         outs = None
         if node.outs is not None:
-            outs = tuple(pack(Tensor._wrap(o)) for o in node.outs)
+            # packed forms, each with the shape and dtype unpack_hook must give back
+            outs = tuple((pack(Tensor._wrap(o)), o.shape, o.dtype) for o in node.outs)
             node.outs = None   # only the packed form is kept
     finally:
         saved_hooks.top = pair
@@ -266,6 +267,9 @@ def unpack_saved(unpack, obj, original, what):
     if u._data.shape != original._data.shape:
         raise ValueError(f"saved_tensors_hooks: unpack_hook returned shape {u.shape} for {what}, "
                          f"which was saved with shape {original.shape}")
+    if u._data.dtype != original._data.dtype:
+        raise ValueError(f"saved_tensors_hooks: unpack_hook returned dtype {u.dtype.name} for "
+                         f"{what}, which was saved with dtype {original.dtype.name}")
     if mode.enabled and not original.stop_gradient and _differentiable(original):
         return apply(_UNPACKED, original, Tensor._wrap(u._data))
     return Tensor._wrap(u._data)
@@ -286,13 +290,18 @@ def _unpack_outs(node, packed):
     top = saved_hooks.top
     saved_hooks.top = None
     try:
-        us = [unpack(o) for o in outs_p]
+        us = [unpack(o) for o, _, _ in outs_p]
     finally:
         saved_hooks.top = top
-    for u in us:
+    for u, (_, shape, dtype) in zip(us, outs_p):
+        what = f"the output of {node.prim.name}"
         if not isinstance(u, Tensor):
-            raise TypeError(f"saved_tensors_hooks: unpack_hook must return a Tensor for the "
-                            f"output of {node.prim.name}, got {type(u).__name__}")
+            raise TypeError(f"saved_tensors_hooks: unpack_hook must return a Tensor for {what}, "
+                            f"got {type(u).__name__}")
+        if u._data.shape != shape or u._data.dtype != dtype:
+            raise ValueError(f"saved_tensors_hooks: unpack_hook returned shape {u.shape} and "
+                             f"dtype {u.dtype.name} for {what}, which was saved with shape "
+                             f"{list(shape)} and dtype {dtype.name}")
     return tuple(u._data for u in us)
 
 
