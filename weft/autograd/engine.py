@@ -340,13 +340,19 @@ def _topo(root_nodes, blocked):
 
 
 def _check_versions(node):
-    for what, entries in (("input", node.versions), ("output", node.out_versions)):
-        for i, counter, v in entries:
-            if counter[0] != v:
-                raise RuntimeError(
-                    f"one of the tensors needed for gradient computation ({what} {i} of "
-                    f"{node.prim.name}) has been modified by an inplace operation. Its "
-                    f"version is {counter[0]} but the expected version is {v}.")
+    for i, counter, v in node.versions:
+        if counter[0] != v:
+            _version_error(node, "input", i, counter[0], v)
+    for i, counter, v in node.out_versions:
+        if counter[0] != v:
+            _version_error(node, "output", i, counter[0], v)
+
+
+def _version_error(node, what, i, now, v):
+    raise RuntimeError(
+        f"one of the tensors needed for gradient computation ({what} {i} of "
+        f"{node.prim.name}) has been modified by an inplace operation. Its version is {now} "
+        f"but the expected version is {v}.")
 
 
 def _to_dtype(g, dtype):
