@@ -299,6 +299,9 @@ def test_errors():
     with pytest.raises(ValueError, match="colptr must be non-decreasing"):
         sample_neighbors(row, t([0, 5, 2, 13]), t([1]))
     with pytest.raises(ValueError, match=r"colptr\[1\] = 14"):
+        sample_neighbors(row, t([0, 14, 13]), t([0]))
+    with pytest.raises(ValueError, match=r"colptr\[-1\] must equal the number of edges "
+                                         r"len\(row\) = 13, got 14"):
         sample_neighbors(row, t([0, 14]), t([0]))
     with pytest.raises(ValueError, match="eids must have one entry per edge"):
         sample_neighbors(row, colptr, nodes, eids=t([1, 2]), return_eids=True)

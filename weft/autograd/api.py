@@ -26,17 +26,34 @@ def _as_list(v, arg, op=None, allow_none=False):
                     f"{' or None' if allow_none else ''}, got {type(v).__name__}")
 
 
-def _seed(t, g, arg):
-    """The initial cotangent of root ``t``: ones, or ``g`` checked against t."""
+class ArgumentAssertionError(ValueError, AssertionError):
+    """A check Paddle makes with ``assert`` (so Paddle code catches ``AssertionError``);
+    weft raises it explicitly, so it also holds under ``python -O``."""
+
+
+def _seed(t, g, arg, cast=False):
+    """The initial cotangent of root ``t``: ones, or ``g`` checked against t.
+
+    ``cast``: a floating ``g`` of another floating dtype is cast to t's (weft.grad,
+    as Paddle does); otherwise a dtype mismatch is an error."""
     if g is None:
         xp = np if type(t._data) is np.ndarray else _xp(t)
         return Tensor._wrap(xp.ones(t._data.shape, dtype=t._data.dtype))
     if not isinstance(g, Tensor):
         raise TypeError(f"{arg} must be a Tensor or None, got {type(g).__name__}")
-    if g._data.shape != t._data.shape:
-        raise ValueError(f"{arg} has shape {g.shape} but the tensor it seeds has shape "
-                         f"{t.shape}")
+    if list(g.shape) != list(t.shape):
+        raise ValueError(f"{arg} has shape {list(g.shape)} but the tensor it seeds has shape "
+                         f"{list(t.shape)}")
+    if g.is_sparse() and t.is_sparse() and (g.is_sparse_csr() != t.is_sparse_csr()
+                                            or g._data.shape != t._data.shape):
+        layout = "CSR" if g.is_sparse_csr() else "COO"
+        raise ValueError(f"{arg} is a sparse {layout} tensor with {g._data.shape[0]} stored "
+                         f"entries, but the sparse tensor it seeds stores {t._data.shape[0]} in "
+                         f"its own layout: a sparse {arg} must have the tensor's sparsity "
+                         "pattern (or pass a dense one)")
     if g._data.dtype != t._data.dtype:
+        if cast and g._data.dtype.kind == "f" and t._data.dtype.kind == "f":
+            return engine.support.cast(g, t._data.dtype)
         raise TypeError(f"{arg} has dtype {g.dtype.name} but the tensor it seeds has dtype "
                         f"{t.dtype.name}")
     return g
@@ -55,6 +72,9 @@ def _dump(path, roots):
 def backward(tensors, grad_tensors=None, retain_graph=False, *, dump_backward_graph_path=None):
     """One backward pass from ``tensors`` into the ``.grad`` of the leaves they depend on.
 
+    Tensors with ``stop_gradient=True`` among ``tensors`` contribute nothing (as in
+    Paddle; if none requires grad, nothing happens).
+
     >>> import weft
     >>> a = weft.to_tensor([1.0], stop_gradient=False)
     >>> weft.autograd.backward([a * 2, a * 3])
@@ -66,11 +86,13 @@ def backward(tensors, grad_tensors=None, retain_graph=False, *, dump_backward_gr
         grad_tensors = [None] * len(roots)
     elif isinstance(grad_tensors, Tensor):
         grad_tensors = [grad_tensors]
-    assert len(grad_tensors) == len(roots), "The length of grad_tensors must be equal to tensors"
-    for i, t in enumerate(roots):
-        if t.stop_gradient:
-            raise RuntimeError(f"tensors[{i}] has stop_gradient=True: there is nothing to "
-                               "differentiate")
+    if not isinstance(grad_tensors, (list, tuple)):
+        raise TypeError(f"backward: grad_tensors must be a Tensor, a list of Tensors/None or "
+                        f"None, got {type(grad_tensors).__name__}")
+    if len(grad_tensors) != len(roots):
+        raise ArgumentAssertionError(
+            f"The length of grad_tensors must be equal to tensors (backward: {len(roots)} "
+            f"tensors, {len(grad_tensors)} grad_tensors)")
     seeds = [_seed(t, g, f"grad_tensors[{i}]") for i, (t, g) in
              enumerate(zip(roots, grad_tensors))]
     _dump(dump_backward_graph_path, roots)
@@ -93,7 +115,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """
     outs, _ = _as_list(outputs, "outputs")
     ins, _ = _as_list(inputs, "inputs")
-    assert only_inputs, "only_inputs=False is not supported yet"
+    if not only_inputs:
+        raise ArgumentAssertionError("only_inputs=False is not supported yet")
     if grad_outputs is None:
         grad_outputs = [None] * len(outs)
     elif isinstance(grad_outputs, Tensor):
@@ -106,7 +129,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ngv = None
     if no_grad_vars is not None:
         ngv, _ = _as_list(no_grad_vars, "no_grad_vars")
-    seeds = [_seed(t, g, f"grad_outputs[{i}]") for i, (t, g) in
+    seeds = [_seed(t, g, f"grad_outputs[{i}]", cast=True) for i, (t, g) in
              enumerate(zip(outs, grad_outputs))]
     _dump(dump_backward_graph_path, outs)
     res = engine.run_backward(outs, seeds, retain_graph=retain_graph, create_graph=create_graph,
@@ -131,11 +154,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def _tensor_backward(self, grad_tensor=None, retain_graph=False, *,
                      dump_backward_graph_path=None):
-    """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (seeded with ones by default)."""
-    if self.stop_gradient:
-        raise RuntimeError("backward() on a tensor with stop_gradient=True: nothing requires "
-                           "grad (set stop_gradient=False on the inputs)")
+    """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (seeded with ones by default).
+
+    On a tensor with ``stop_gradient=True`` (nothing it depends on requires grad) it
+    does nothing, as in Paddle.
+    """
     seed = _seed(self, grad_tensor, "grad_tensor")
+    if self.stop_gradient:
+        return
     _dump(dump_backward_graph_path, [self])
     engine.run_backward([self], [seed], retain_graph=retain_graph)
 

@@ -107,7 +107,7 @@ class Node:
     # was when the op ran, or None where no gradient flows; reading them from the
     # live tensors at backward time would follow later in-place rebindings
     __slots__ = ("prim", "inputs", "edges", "params", "outs", "out_meta", "versions",
-                 "hooks", "retained", "packed", "__weakref__")
+                 "out_versions", "hooks", "retained", "packed", "__weakref__")
 
     def __repr__(self):
         return f"<Node {self.prim.name}>"
@@ -158,7 +158,10 @@ def apply(prim, *args, **params):
             t._version = args[0]._version
         if record and out.dtype.kind in "fc":
             t.stop_gradient = False
-            t._node = _record(prim, args, params, (out,))
+            node = t._node = _record(prim, args, params, (out,))
+            if prim.save_out:
+                # the rules read the output: an in-place write to it must be caught too
+                node.out_versions = ((0, t._version, t._version[0]),)
         return t
     outs = tuple(o if type(o) is _ndarray or hasattr(o, "__cuda_array_interface__")
                  else np.asarray(o) for o in out)
@@ -170,6 +173,8 @@ def apply(prim, *args, **params):
                 t.stop_gradient = False
                 t._node = node
                 t._oidx = i
+        if prim.save_out:
+            node.out_versions = tuple((i, t._version, t._version[0]) for i, t in enumerate(res))
     return res
 
 
@@ -204,6 +209,7 @@ def _record(prim, args, params, outs):
         node.versions = vs
     else:
         node.versions = ()
+    node.out_versions = ()
     node.hooks = None
     node.retained = None
     node.packed = None
@@ -235,7 +241,8 @@ def _pack(node, prim, args):
         ins = [(i, pack(args[i])) for i, _, _ in node.versions]
         outs = None
         if node.outs is not None:
-            outs = tuple(pack(Tensor._wrap(o)) for o in node.outs)
+            # packed forms, each with the shape and dtype unpack_hook must give back
+            outs = tuple((pack(Tensor._wrap(o)), o.shape, o.dtype) for o in node.outs)
             node.outs = None   # only the packed form is kept
     finally:
         saved_hooks.top = pair
@@ -260,6 +267,9 @@ def unpack_saved(unpack, obj, original, what):
     if u._data.shape != original._data.shape:
         raise ValueError(f"saved_tensors_hooks: unpack_hook returned shape {u.shape} for {what}, "
                          f"which was saved with shape {original.shape}")
+    if u._data.dtype != original._data.dtype:
+        raise ValueError(f"saved_tensors_hooks: unpack_hook returned dtype {u.dtype.name} for "
+                         f"{what}, which was saved with dtype {original.dtype.name}")
     if mode.enabled and not original.stop_gradient and _differentiable(original):
         return apply(_UNPACKED, original, Tensor._wrap(u._data))
     return Tensor._wrap(u._data)
@@ -280,13 +290,18 @@ def _unpack_outs(node, packed):
     top = saved_hooks.top
     saved_hooks.top = None
     try:
-        us = [unpack(o) for o in outs_p]
+        us = [unpack(o) for o, _, _ in outs_p]
     finally:
         saved_hooks.top = top
-    for u in us:
+    for u, (_, shape, dtype) in zip(us, outs_p):
+        what = f"the output of {node.prim.name}"
         if not isinstance(u, Tensor):
-            raise TypeError(f"saved_tensors_hooks: unpack_hook must return a Tensor for the "
-                            f"output of {node.prim.name}, got {type(u).__name__}")
+            raise TypeError(f"saved_tensors_hooks: unpack_hook must return a Tensor for {what}, "
+                            f"got {type(u).__name__}")
+        if u._data.shape != shape or u._data.dtype != dtype:
+            raise ValueError(f"saved_tensors_hooks: unpack_hook returned shape {u.shape} and "
+                             f"dtype {u.dtype.name} for {what}, which was saved with shape "
+                             f"{list(shape)} and dtype {dtype.name}")
     return tuple(u._data for u in us)
 
 
@@ -327,10 +342,17 @@ def _topo(root_nodes, blocked):
 def _check_versions(node):
     for i, counter, v in node.versions:
         if counter[0] != v:
-            raise RuntimeError(
-                f"one of the tensors needed for gradient computation (input {i} of "
-                f"{node.prim.name}) has been modified by an inplace operation. Its version "
-                f"is {counter[0]} but the expected version is {v}.")
+            _version_error(node, "input", i, counter[0], v)
+    for i, counter, v in node.out_versions:
+        if counter[0] != v:
+            _version_error(node, "output", i, counter[0], v)
+
+
+def _version_error(node, what, i, now, v):
+    raise RuntimeError(
+        f"one of the tensors needed for gradient computation ({what} {i} of "
+        f"{node.prim.name}) has been modified by an inplace operation. Its version is {now} "
+        f"but the expected version is {v}.")
 
 
 def _to_dtype(g, dtype):
@@ -390,7 +412,7 @@ class _Pass:
 
     __slots__ = ("inputs", "create_graph", "retain_graph", "accumulate", "batch", "blocked",
                  "blocked_leaves", "leaf_targets", "node_targets", "captured", "needed",
-                 "buffers", "leaf_acc")
+                 "buffers", "leaf_acc", "outer_mode")
 
     def __init__(self, inputs, no_grad_vars, retain_graph, create_graph, accumulate, batch):
         self.inputs = inputs
@@ -398,6 +420,7 @@ class _Pass:
         self.create_graph = create_graph
         self.accumulate = accumulate
         self.batch = batch
+        self.outer_mode = mode.enabled   # the grad mode hooks run under
         # no_grad_vars stop the flow: non-leaves by (node, output), leaves by identity
         blocked = set()
         blocked_leaves = set()
@@ -535,6 +558,7 @@ def _propagate(p, order):
     node_targets = p.node_targets
     buffers = p.buffers
     leaf_acc = p.leaf_acc
+    outer_mode = p.outer_mode
     for node in order:
         gs = buffers.pop(id(node), None)
         if gs is None:
@@ -544,15 +568,16 @@ def _propagate(p, order):
                 f"trying to run backward through {node.prim.name} a second time, but its "
                 "saved tensors were already freed; pass retain_graph=True to the first "
                 "backward (or weft.grad) to keep the graph")
-        if node.hooks is not None:
-            _node_hooks(node, gs)
         if node.retained is not None and inputs is None:  # weft.grad stores nothing
+            # the gradient as it arrived, before this tensor's hooks (Paddle)
             _store_retained(node, gs, create_graph, accumulate)
+        if node.hooks is not None:
+            _node_hooks(node, gs, outer_mode)
         if node_targets:
             _capture(p, node, gs)
         if needed is not None and id(node) not in needed:
             continue
-        if node.versions:
+        if node.versions or node.out_versions:
             _check_versions(node)
         prim = node.prim
         outs = node.outs
@@ -637,15 +662,37 @@ def _propagate(p, order):
             node.packed = None
 
 
-def _node_hooks(node, gs):
+def _node_hooks(node, gs, outer_mode):
     """Hooks registered on the node's outputs, in order; a returned tensor replaces the
     cotangent passed on."""
     for oi, hooks in node.hooks.items():
         if gs[oi] is not None:
             for h in list(hooks.values()):
-                r = h(gs[oi])
+                r = _run_hook(h, gs[oi], outer_mode, f"output {oi} of {node.prim.name}")
                 if r is not None:
                     gs[oi] = r
+
+
+def _run_hook(hook, g, outer_mode, what):
+    """``hook(g)`` under the grad mode of the code that started the backward pass, so a
+    hook may build graphs and run a nested backward (spec: reentrancy); its result
+    must be None or a Tensor like ``g``."""
+    inner = mode.enabled
+    mode.enabled = inner or outer_mode   # create_graph keeps recording on
+    try:
+        r = hook(g)
+    finally:
+        mode.enabled = inner
+    if r is None:
+        return None
+    if not isinstance(r, Tensor):
+        raise TypeError(f"a hook registered on {what} returned {type(r).__name__}; a hook must "
+                        "return a Tensor or None")
+    if list(r.shape) != list(g.shape) or r.dtype != g.dtype:
+        raise ValueError(f"a hook registered on {what} returned a tensor of shape {list(r.shape)} "
+                         f"and dtype {r.dtype.name}, but the gradient it replaces has shape "
+                         f"{list(g.shape)} and dtype {g.dtype.name}")
+    return r
 
 
 def _store_retained(node, gs, create_graph, accumulate):
@@ -682,7 +729,7 @@ def _finish_leaves(p):
         g = _visible_grad(g, leaf)
         if leaf._hooks:
             for h in list(leaf._hooks.values()):
-                r = h(g)
+                r = _run_hook(h, g, p.outer_mode, _describe_leaf(leaf))
                 if r is not None:
                     g = r
         if inputs is not None:
@@ -692,6 +739,11 @@ def _finish_leaves(p):
             if not p.create_graph:
                 g = g.detach()
             leaf._grad = _accumulate(leaf, leaf._grad, g)
+
+
+def _describe_leaf(t):
+    name = f" {t.name!r}" if getattr(t, "name", None) else ""
+    return f"the leaf tensor{name} of shape {list(t.shape)}"
 
 
 def _graph_args(args, edges):

@@ -100,7 +100,7 @@ class PyLayerContext:
         """Inputs that forward may return unchanged; such an output becomes a new tensor
         sharing the input's storage, so the input's own history is kept.
 
-        (weft treats every input returned by forward this way, marked or not.)
+        An input returned unmarked makes the op in place on it (see ``PyLayer.apply``).
         """
         for i, t in enumerate(tensors):
             if not isinstance(t, Tensor):
@@ -136,16 +136,19 @@ class PyLayerContext:
 class _Backward:
     """The rule behind a PyLayer node: one call of the user's backward per traversal."""
 
-    __slots__ = ("cls", "ctx", "outs", "n_in", "arg_pos", "n_args", "cache", "served",
+    __slots__ = ("cls", "ctx", "outs", "n_in", "arg_pos", "n_args", "slots", "cache", "served",
                  "expected")
 
-    def __init__(self, cls, ctx, outs, n_in, arg_pos, n_args):
+    def __init__(self, cls, ctx, outs, n_in, arg_pos, n_args, slots):
         self.cls = cls
         self.ctx = ctx
         self.outs = outs          # (shape, dtype, xp) per Tensor output
         self.n_in = n_in
         self.arg_pos = arg_pos    # position among all arguments of each Tensor input
         self.n_args = n_args
+        # per argument holding Tensors, in order: None for a Tensor, else the positions
+        # of the Tensors inside a list/tuple argument
+        self.slots = slots
         self.cache = None
         self.served = 0
         # the engine asks at most once per input that required grad when the op ran;
@@ -176,12 +179,17 @@ class _Backward:
             elif ctx._dtype_consistent and gk._data.dtype != dtype:
                 gs[k] = _cast(gk, dtype)
         name = self.cls.__name__
+        if self.cls.backward is PyLayer.backward:
+            raise NotImplementedError(f"{name} defines no backward: a PyLayer needs a static "
+                                      "backward(ctx, *grads) to be differentiated")
         res = self.cls.backward(ctx, *gs)
         if isinstance(res, (tuple, list)):
             res = tuple(res)
         else:
             res = (res,)
         n = self.n_in
+        if any(k is not None for k in self.slots):
+            res = self._flatten(res, name)
         if len(res) < n:
             raise ValueError(f"backward function should not return empty at {len(res)} position")
         if len(res) > n:
@@ -196,12 +204,45 @@ class _Backward:
             if r is None:
                 continue
             if not isinstance(r, Tensor):
-                raise TypeError(f"{name}.backward: the gradient for Tensor input {i} must be a "
-                                f"Tensor or None, got {type(r).__name__}")
+                raise ValueError(f"{name}.backward: the gradient for Tensor input {i} must be a "
+                                 f"Tensor or None, got {type(r).__name__}")
             if r._data.shape != x._data.shape and not x.is_sparse():
                 raise ValueError(f"{name}.backward: the gradient for Tensor input {i} has shape "
                                  f"{r.shape} but the input has shape {x.shape}")
         return res
+
+
+    def _flatten(self, res, name):
+        """One gradient per Tensor input from a backward that returns, for a list/tuple
+        argument of forward, a list/tuple of gradients (one per Tensor in it, or one per
+        element with None for the non-Tensors). A flat result is accepted as it is."""
+        if len(res) == self.n_in and not any(isinstance(r, (list, tuple)) for r in res):
+            return res
+        if len(res) != len(self.slots):
+            raise ValueError(f"{name}.backward returned {len(res)} values but forward has "
+                             f"{len(self.slots)} argument(s) holding Tensors; return one per "
+                             "such argument (a list of gradients for a list argument)")
+        flat = []
+        for k, (r, slot) in enumerate(zip(res, self.slots)):
+            if slot is None:
+                flat.append(r)
+                continue
+            if r is None:
+                flat.extend([None] * len(slot[0]))
+                continue
+            if not isinstance(r, (list, tuple)):
+                raise ValueError(f"{name}.backward: value {k} answers a list/tuple argument of "
+                                 f"forward and must be a list/tuple of gradients, got "
+                                 f"{type(r).__name__}")
+            pos, length = slot
+            if len(r) == len(pos):
+                flat.extend(r)
+            elif len(r) == length and all(r[j] is None for j in range(length) if j not in pos):
+                flat.extend(r[j] for j in pos)
+            else:
+                raise ValueError(f"{name}.backward: value {k} has {len(r)} gradients but the "
+                                 f"list/tuple argument holds {len(pos)} Tensor(s)")
+        return tuple(flat)
 
 
 class PyLayer:
@@ -243,48 +284,80 @@ class PyLayer:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        """Run ``forward`` on the arguments and record the op for backward."""
-        if cls.forward is PyLayer.forward or cls.backward is PyLayer.backward:
-            raise NotImplementedError(f"{cls.__name__}: a PyLayer must define both forward and "
-                                      "backward as static methods")
+        """Run ``forward`` on the arguments and record the op for backward.
+
+        Tensors inside list/tuple arguments are differentiable inputs too; backward
+        returns a list/tuple of their gradients in that argument's place. If forward
+        returns one of its Tensor inputs itself, the op is in place on it (as in
+        Paddle: refused for a leaf that requires grad, and nodes that saved the input
+        see its version change) unless ``ctx.mark_not_inplace`` names it.
+        """
+        if cls.forward is PyLayer.forward:
+            raise NotImplementedError(f"{cls.__name__}: a PyLayer must define forward (and "
+                                      "backward) as static methods")
         ctx = PyLayerContext()
-        arg_pos = [p for p, a in enumerate(args) if isinstance(a, Tensor)]
-        inputs = [args[p] for p in arg_pos] + [v for v in kwargs.values()
-                                                if isinstance(v, Tensor)]
+        inputs = []
+        arg_pos = []
+        slots = []
+        for p, a in enumerate(args):
+            if isinstance(a, Tensor):
+                arg_pos.append(p)
+                inputs.append(a)
+                slots.append(None)
+            elif isinstance(a, (list, tuple)):
+                pos = [j for j, e in enumerate(a) if isinstance(e, Tensor)]
+                if pos:
+                    inputs.extend(a[j] for j in pos)
+                    slots.append((pos, len(a)))
+        for v in kwargs.values():
+            if isinstance(v, Tensor):
+                inputs.append(v)
+                slots.append(None)
         prev = mode.enabled
         mode.enabled = False
         try:
             out = cls.forward(ctx, *args, **kwargs)
         finally:
             mode.enabled = prev
+        seq = isinstance(out, (tuple, list))
+        items = list(out) if seq else [out]
+        if not any(isinstance(o, Tensor) for o in items):
+            raise ValueError(f"{cls.__name__}.forward must return a Tensor or a list/tuple "
+                             f"holding at least one Tensor, got {type(out).__name__}")
         record = prev and any(not t.stop_gradient and _float(t) for t in inputs)
         if not record:
             return out
-        seq = isinstance(out, (tuple, list))
-        items = list(out) if seq else [out]
         in_ids = {id(t) for t in inputs}
+        not_inplace = {id(t) for t in ctx._not_inplace}
         non_diff = {id(t) for t in ctx._non_differentiable}
         seen = set()
         pos = []
         marked = []
+        inplace = []
         for k, o in enumerate(items):
             if not isinstance(o, Tensor):
                 continue
             marked.append(id(o) in non_diff)
-            if id(o) in in_ids or id(o) in seen:
-                # an input (or an output) returned again: a new tensor sharing its
-                # storage, so the original's history is not overwritten
+            if id(o) in seen or id(o) in not_inplace:
+                # returned again, or an input forward must not update: a new tensor
+                # sharing its storage, so the original's history is not overwritten
                 o = Tensor._wrap(o._data)
                 o._version = items[k]._version
                 items[k] = o
+            elif id(o) in in_ids:
+                if o._node is None and not o.stop_gradient and _float(o):
+                    raise ValueError(
+                        f"{cls.__name__}.forward returned its input unchanged, which makes the "
+                        "op in place on it, but that input is a leaf Tensor that doesn't stop "
+                        "gradient and can't use inplace strategy; call "
+                        "ctx.mark_not_inplace(x) in forward to return it as a new tensor")
+                inplace.append(o)
             seen.add(id(o))
             pos.append(k)
-        if not pos:
-            return out
         touts = [items[k] for k in pos]
         ctx._inputs = tuple(inputs)
         bw = _Backward(cls, ctx, tuple((o._data.shape, o._data.dtype, _xp(o)) for o in touts),
-                       len(inputs), arg_pos, len(args))
+                       len(inputs), arg_pos, len(args), slots)
         bw.expected = sum(1 for t in inputs if not t.stop_gradient and _float(t))
         prim = engine.Primitive(cls.__name__, None, n_out=len(touts), register=False)
         prim.vjps = tuple(_input_rule(bw, i) for i in range(len(inputs)))
@@ -293,6 +366,9 @@ class PyLayer:
         node = engine._record(prim, tuple(inputs), {}, tuple(o._data for o in touts))
         if len(touts) > 1:
             node.out_meta = tuple((o._data.shape, _NoMaterialise) for o in touts)
+        for o in inplace:
+            # an in-place op: whoever saved the input's old values must find out
+            o._version[0] += 1
         for k, o in enumerate(touts):
             if _float(o) and not marked[k]:
                 o.stop_gradient = False

@@ -23,9 +23,11 @@ class RemovableHandle:
         self.id = RemovableHandle._next[0]
 
     def remove(self):
+        """Unregister the hook: True if it was registered, False if already removed."""
         reg = self._registry() if self._registry is not None else None
-        if reg is not None:
-            reg.pop(self.id, None)
+        if reg is None:
+            return False
+        return reg.pop(self.id, None) is not None
 
 
 def register_hook(t, hook):

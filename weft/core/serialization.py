@@ -8,9 +8,12 @@ can never run code. A Tensor round-trips its values, dtype, shape,
 """
 from __future__ import annotations
 
+import errno
 import json
 import numbers
 import os
+import zipfile
+import zlib
 
 import numpy as np
 
@@ -28,6 +31,9 @@ def _where(path):
 
 def _encode(obj, arrays, path):
     """JSON-able description of ``obj``; arrays are appended to ``arrays``."""
+    if len(path) > _MAX_DEPTH:
+        raise ValueError(f"save: the object is nested deeper than {_MAX_DEPTH} levels, which "
+                         "load refuses")
     if obj is None or isinstance(obj, (bool, str)):
         return obj
     if isinstance(obj, (np.ndarray, np.generic)):
@@ -87,43 +93,150 @@ def _add_array(a, arrays):
     return key
 
 
-def _decode(node, arrays, return_numpy, place):
+class LoadError(ValueError):
+    """``weft.load`` was given a file that is not a well-formed ``weft.save`` file.
+
+    The message names the file and what is wrong with it. I/O failures (a missing
+    file, a directory, a read error) raise ``OSError`` instead.
+    """
+
+
+# nesting deeper than this is refused by save and load alike (load must never hit
+# Python's recursion limit on a crafted file)
+_MAX_DEPTH = 100
+# the JSON description of the structure; a state dict with 100k entries takes ~10 MB
+_MAX_STRUCT_BYTES = 256 << 20
+
+
+def _decode(node, arrays, return_numpy, place, depth=0):
+    def bad(what):
+        return arrays.error(f"{what} at nesting depth {depth}")
+
+    if depth > _MAX_DEPTH:
+        raise arrays.error(f"the structure is nested deeper than {_MAX_DEPTH} levels")
     if node is None or isinstance(node, (bool, str, int, float)):
         return node
-    if isinstance(node, dict) and len(node) >= 1:
-        if "float" in node:
-            return float(node["float"])
-        if "complex" in node:
-            re, im = node["complex"]
+    if not isinstance(node, dict) or len(node) < 1:
+        raise bad(f"unrecognised entry {node!r:.80}")
+    if "float" in node:
+        v = node["float"]
+        if v not in ("nan", "inf", "-inf"):
+            raise bad(f"a float entry holds {v!r:.40}, expected 'nan', 'inf' or '-inf'")
+        return float(v)
+    if "complex" in node:
+        v = node["complex"]
+        try:
+            re, im = v
             return complex(float(re), float(im))
-        if "dict" in node:
-            return {_decode(k, arrays, return_numpy, place):
-                    _decode(v, arrays, return_numpy, place) for k, v in node["dict"]}
-        if "list" in node:
-            return [_decode(v, arrays, return_numpy, place) for v in node["list"]]
-        if "tuple" in node:
-            return tuple(_decode(v, arrays, return_numpy, place) for v in node["tuple"])
-        if "tensor" in node or "ndarray" in node:
-            key = node.get("tensor", node.get("ndarray"))
-            a = arrays[key]
-            if node["dtype"] == "bfloat16":
-                if _dt.bfloat16 is None:
-                    raise TypeError("load: the file holds bfloat16 data, which needs the "
-                                    "ml_dtypes package")
-                a = a.view(_dt.bfloat16)
-            elif a.dtype.str != node["dtype"]:
-                a = a.astype(np.dtype(node["dtype"]))
-            if "ndarray" in node:
-                return a[()] if node.get("scalar") else a
-            if return_numpy:
-                return a
-            from .convert import to_array  # noqa: PLC0415
+        except (TypeError, ValueError):
+            raise bad(f"a complex entry holds {v!r:.40}, expected two numbers") from None
+    if "dict" in node:
+        items = node["dict"]
+        if not isinstance(items, list) or not all(isinstance(kv, list) and len(kv) == 2
+                                                  for kv in items):
+            raise bad("a dict entry is not a list of [key, value] pairs")
+        out = {}
+        for k, v in items:
+            if not (k is None or isinstance(k, (str, bool, int, float))):
+                raise bad(f"a dict key is {type(k).__name__}, expected str, int, float, bool "
+                          "or None")
+            out[k] = _decode(v, arrays, return_numpy, place, depth + 1)
+        return out
+    for kind in ("list", "tuple"):
+        if kind in node:
+            items = node[kind]
+            if not isinstance(items, list):
+                raise bad(f"a {kind} entry holds {type(items).__name__}, expected a list")
+            seq = [_decode(v, arrays, return_numpy, place, depth + 1) for v in items]
+            return seq if kind == "list" else tuple(seq)
+    if "tensor" in node or "ndarray" in node:
+        a = arrays.get(node.get("tensor", node.get("ndarray")), node.get("dtype"))
+        if "ndarray" in node:
+            return a[()] if node.get("scalar") is True else a
+        if return_numpy:
+            return a
+        from .convert import to_array  # noqa: PLC0415
 
-            t = Tensor._wrap(to_array(a, None, place, copy=False))
-            t.stop_gradient = bool(node.get("stop_gradient", True))
-            t.name = node.get("name")
-            return t
-    raise ValueError(f"load: unrecognised entry in the file's structure: {node!r:.80}")
+        name = node.get("name")
+        if name is not None and not isinstance(name, str):
+            raise bad(f"a tensor's name is {type(name).__name__}, expected a str")
+        t = Tensor._wrap(to_array(a, None, place, copy=False))
+        t.stop_gradient = bool(node.get("stop_gradient", True))
+        t.name = name
+        return t
+    raise bad(f"unrecognised entry {node!r:.80}")
+
+
+class _Archive:
+    """The arrays of an opened ``.npz`` file, read on demand and checked: each member's
+    decompressed size must be exactly what its ``.npy`` header declares, so a crafted
+    member can make load allocate no more than the shapes it declares."""
+
+    def __init__(self, zf, name):
+        self.zf = zf
+        self.name = name
+        self.members = {i.filename: i for i in zf.infolist()}
+
+    def error(self, what):
+        return LoadError(f"load: {self.name} is not a valid weft.save file: {what}")
+
+    def read(self, key, max_bytes=None):
+        info = self.members.get(key + ".npy")
+        if info is None:
+            raise self.error(f"array {key!r:.40} is missing from the archive")
+        try:
+            with self.zf.open(info) as f:
+                version = np.lib.format.read_magic(f)
+                if version == (1, 0):
+                    shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+                elif version in ((2, 0), (3, 0)):
+                    shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+                else:
+                    raise ValueError(f"unsupported .npy version {version}")
+                if dtype.hasobject or dtype.kind == "V":
+                    raise ValueError(f"dtype {dtype} cannot be loaded without pickling")
+                need = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                have = info.file_size - f.tell()
+                if need != have:
+                    raise ValueError(f"its header declares {need} bytes of data but the member "
+                                     f"holds {have}")
+                if max_bytes is not None and need > max_bytes:
+                    raise ValueError(f"{need} bytes is more than the limit of {max_bytes}")
+                data = f.read(need)
+                if len(data) != need:
+                    raise ValueError("the member ends early")
+        except (ValueError, EOFError, zipfile.BadZipFile, NotImplementedError, zlib.error,
+                OverflowError) as e:
+            raise self.error(f"array {key!r:.40}: {e}") from None
+        a = np.frombuffer(data, dtype=dtype)
+        if shape:
+            a = a.reshape(shape, order="F" if fortran else "C")
+        else:
+            a = a.reshape(())
+        return a.copy() if not a.flags.writeable else a
+
+    def get(self, key, dtype):
+        if not isinstance(key, str):
+            raise self.error(f"an array reference is {type(key).__name__}, expected a str")
+        if not isinstance(dtype, str):
+            raise self.error(f"array {key!r:.40} has no dtype string")
+        a = self.read(key)
+        if dtype == "bfloat16":
+            if _dt.bfloat16 is None:
+                raise TypeError("load: the file holds bfloat16 data, which needs the "
+                                "ml_dtypes package")
+            if a.dtype != np.uint16:
+                raise self.error(f"bfloat16 array {key!r:.40} is stored as {a.dtype}")
+            return a.view(_dt.bfloat16)
+        if a.dtype.str != dtype:
+            try:
+                want = np.dtype(dtype)
+            except TypeError:
+                raise self.error(f"array {key!r:.40} has dtype {dtype!r:.40}") from None
+            if want.hasobject or want.kind == "V":
+                raise self.error(f"array {key!r:.40} has dtype {dtype!r:.40}")
+            a = a.astype(want)
+        return a
 
 
 def save(obj, path, protocol=4, **configs):
@@ -168,36 +281,72 @@ def save(obj, path, protocol=4, **configs):
 def load(path, **configs):
     """Read an object written by :func:`save`.
 
-    ``path``: a file name or a readable binary file object. Tensors come back on the
-    current device with their dtype, shape, ``stop_gradient`` and ``name``;
-    ``return_numpy=True`` gives numpy arrays instead of Tensors.
+    ``path``: a file name or a readable, seekable binary file object. Tensors come
+    back on the current device with their dtype, shape, ``stop_gradient`` and
+    ``name``; ``return_numpy=True`` gives numpy arrays instead of Tensors.
+
+    Nothing in the file is executed. A file that is not a well-formed ``weft.save``
+    file (truncated, corrupt, crafted) raises :class:`LoadError`, a ``ValueError``
+    naming the file and the fault; I/O failures raise ``OSError``
+    (``FileNotFoundError``, ``IsADirectoryError``). Each array may decompress to no
+    more than the shape its header declares, and the structure may nest at most
+    100 levels.
+
+    >>> import io, weft
+    >>> from weft.core.serialization import load, LoadError
+    >>> try:
+    ...     load(io.BytesIO(b"not a zip"))
+    ... except LoadError as e:
+    ...     print(type(e).__name__, isinstance(e, ValueError))
+    LoadError True
     """
     return_numpy = configs.pop("return_numpy", False)
     if not isinstance(return_numpy, bool):
         raise TypeError(f"load: return_numpy must be a bool, got {type(return_numpy).__name__}")
     if configs:
         raise TypeError(f"load: unexpected keyword argument(s) {sorted(configs)}")
-    if not hasattr(path, "read"):
+    if hasattr(path, "read"):
+        name = repr(getattr(path, "name", path))
+        source = path
+    else:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"load: path must be a str, os.PathLike or a binary file object, "
                             f"got {type(path).__name__}")
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f"load: no such file: {os.fspath(path)!r}")
+        p = os.fspath(path)
+        name = repr(p)
+        if os.path.isdir(p):
+            raise IsADirectoryError(errno.EISDIR, "load: is a directory, not a file", p)
+        if not os.path.exists(p):
+            raise FileNotFoundError(errno.ENOENT, "load: no such file", p)
+        source = p
     try:
-        npz = np.load(path, allow_pickle=False)
-    except (ValueError, OSError) as e:
-        raise ValueError(f"load: {path!r} is not a file written by weft.save ({e})") from None
-    if not isinstance(npz, np.lib.npyio.NpzFile) or _STRUCT_KEY not in npz.files:
-        raise ValueError(f"load: {path!r} is not a file written by weft.save")
-    with npz:
-        meta = json.loads(str(npz[_STRUCT_KEY][()]))
-        if meta.get("format") != _FORMAT or not isinstance(meta.get("version"), int):
-            raise ValueError(f"load: {path!r} is not a file written by weft.save")
+        zf = zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as e:
+        raise LoadError(f"load: {name} is not a file written by weft.save (not a valid zip "
+                        f"archive: {e or type(e).__name__})") from None
+    with zf:
+        arch = _Archive(zf, name)
+        if _STRUCT_KEY + ".npy" not in arch.members:
+            raise LoadError(f"load: {name} is not a file written by weft.save (no structure "
+                            "record)")
+        text = arch.read(_STRUCT_KEY, _MAX_STRUCT_BYTES)
+        if text.dtype.kind != "U" or text.ndim != 0:
+            raise arch.error("the structure record is not a string")
+        try:
+            meta = json.loads(str(text[()]))
+        except (ValueError, RecursionError) as e:
+            raise arch.error(f"the structure record is not valid JSON ({type(e).__name__})") \
+                from None
+        if not isinstance(meta, dict) or meta.get("format") != _FORMAT \
+                or not isinstance(meta.get("version"), int) or "root" not in meta:
+            raise LoadError(f"load: {name} is not a file written by weft.save")
         if meta["version"] > _VERSION:
-            raise ValueError(f"load: {path!r} was written by a newer weft (format version "
-                             f"{meta['version']}, this version reads up to {_VERSION})")
-        arrays = {k: npz[k] for k in npz.files if k != _STRUCT_KEY}
-    return _decode(meta["root"], arrays, return_numpy, None)
+            raise LoadError(f"load: {name} was written by a newer weft (format version "
+                            f"{meta['version']}, this version reads up to {_VERSION})")
+        try:
+            return _decode(meta["root"], arch, return_numpy, None)
+        except RecursionError:
+            raise arch.error("the structure is nested too deeply") from None
 
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "LoadError"]

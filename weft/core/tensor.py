@@ -138,9 +138,25 @@ class Tensor:
 
     # -- conversion ----------------------------------------------------------------
     def numpy(self):
-        """The values as a numpy array (no copy for a CPU tensor)."""
+        """The values as a numpy array: no copy for a CPU tensor, a copy from a GPU.
+
+        For a tensor that requires grad (``stop_gradient=False``) the CPU array is a
+        **read-only** view: a write through it would change values saved for backward
+        behind the version counter, so gradients would silently be wrong. Write through
+        ``x.detach().numpy()`` (which shares the storage, as ``detach`` does) when
+        that is really meant, or use ``x.numpy().copy()``. Other tensors give a
+        writable view.
+
+        >>> import weft
+        >>> w = weft.to_tensor([1.0, 2.0], stop_gradient=False)
+        >>> w.numpy().flags.writeable, w.detach().numpy().flags.writeable
+        (False, True)
+        """
         d = self._data
         if type(d) is _ndarray:
+            if not self.stop_gradient and d.flags.writeable:
+                d = d.view()
+                d.flags.writeable = False
             return d
         return d.get()
 

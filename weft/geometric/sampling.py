@@ -98,6 +98,10 @@ def csc_args(row, colptr, input_nodes, op, places):
     nodes_a = index_arg(input_nodes, "input_nodes", op, places)
     same_dtype(row_a, "row", colptr_a, "colptr", op)
     same_dtype(row_a, "row", nodes_a, "input_nodes", op)
+    # O(1) whole-graph check; the samplers check the ranges of the nodes they visit
+    if colptr_a.shape[0] and int(colptr_a[-1]) != row_a.shape[0]:
+        raise ValueError(f"{op}: colptr[-1] must equal the number of edges len(row) = "
+                         f"{row_a.shape[0]}, got {int(colptr_a[-1])}")
     return row_a, colptr_a, nodes_a
 
 

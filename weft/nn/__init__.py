@@ -1,7 +1,7 @@
 """Neural-network building blocks (the minimal training stack of api-core.md):
 ``Layer`` and its parameters, common layers, activations and losses as layers,
 initializers, gradient clipping, and ``weft.nn.functional``."""
-from . import functional, initializer
+from . import functional, initializer, loss
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from .layer import Layer
 from .layers import (BatchNorm1D, BatchNorm2D, BatchNorm3D, Dropout, Embedding, LayerList,
@@ -12,8 +12,8 @@ from .layers_act import (CELU, ELU, GELU, SELU, BCELoss, BCEWithLogitsLoss, Cros
                          SmoothL1Loss, Softmax, Softplus, Swish, Tanh)
 from .parameter import Parameter, ParamAttr, create_parameter
 
-__all__ = ["functional", "initializer", "Layer", "Parameter", "ParamAttr", "create_parameter",
-           "Linear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1D", "BatchNorm2D",
+__all__ = ["functional", "initializer", "loss", "Layer", "Parameter", "ParamAttr",
+           "create_parameter", "Linear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1D", "BatchNorm2D",
            "BatchNorm3D", "Sequential", "LayerList", "ParameterList", "ReLU", "ReLU6",
            "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Swish", "Softplus",
            "LogSigmoid", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Identity", "Flatten",

@@ -36,6 +36,8 @@ __tensor_methods__ = {
     "__sub__": _m.subtract, "__rsub__": _r(_m.subtract),
     "__mul__": _m.multiply, "__rmul__": _r(_m.multiply),
     "__truediv__": _m.divide, "__rtruediv__": _r(_m.divide),
+    # Paddle keeps the Python 2 names (Paddle code calls x.__div__(y))
+    "__div__": _m.divide, "__rdiv__": _r(_m.divide),
     "__floordiv__": _m.floor_divide, "__rfloordiv__": _r(_m.floor_divide),
     "__mod__": _m.remainder, "__rmod__": _r(_m.remainder),
     "__pow__": _m.pow, "__rpow__": _r(_m.pow),

@@ -475,6 +475,15 @@ def _dense_dense_dim(self):
     return self.ndim
 
 
+def _dense_sparse_mask(self, mask):
+    """``x.sparse_mask(mask)``: the entries of dense ``x`` at the stored positions of
+    sparse ``mask``, as a sparse tensor of ``mask``'s layout (Paddle's name for
+    :func:`weft.sparse.mask_as`)."""
+    from .structural import mask_as  # noqa: PLC0415  (structural imports this module)
+
+    return mask_as(self, mask)
+
+
 def install_tensor_methods():
     """Sparse-related methods on dense Tensors (the sparse classes override them)."""
     add_methods(Tensor, {
@@ -482,7 +491,8 @@ def install_tensor_methods():
         "to_dense": _dense_to_dense_method, "values": _dense_values_method,
         "indices": _dense_layout_error("indices"), "crows": _dense_layout_error("crows"),
         "cols": _dense_layout_error("cols"), "nnz": _dense_layout_error("nnz"),
-        "sparse_dim": _dense_sparse_dim, "dense_dim": _dense_dense_dim})
+        "sparse_dim": _dense_sparse_dim, "dense_dim": _dense_dense_dim,
+        "sparse_mask": _dense_sparse_mask})
 
 
 __all__ = ["to_dense", "to_sparse_coo", "to_sparse_csr", "coalesce", "values"]

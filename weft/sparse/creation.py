@@ -204,6 +204,7 @@ def sparse_csr_tensor(crows, cols, values, shape=None, dtype=None, place=None,
     if cr.shape[0] < 1:
         raise ValueError(f"{op}: crows must have at least one entry")
     if shape is None:
+        _check_unbatched_crows(cr, op)
         full = [int(cr.shape[0]) - 1, int(cl.max()) + 1 if nnz else 0]
     else:
         full = _shape_list(shape, op)
@@ -225,6 +226,19 @@ def sparse_csr_tensor(crows, cols, values, shape=None, dtype=None, place=None,
                              f"shape {full}")
     t = new_csr(v._data, cr, cl, full)
     return _finish(t, v, stop_gradient)
+
+
+def _check_unbatched_crows(cr, op):
+    """Without ``shape`` the tensor is 2-D: crows falling back to 0 is most likely a
+    batched (3-D) layout, which can only be told apart from a malformed one by shape."""
+    if cr.shape[0] > 1:
+        back = (cr[1:] == 0) & (cr[:-1] > 0)
+        if bool(back.any()):
+            pos = int(K.xp_of_array(cr).argmax(back)) + 1
+            raise ValueError(f"{op}: crows returns to 0 at crows[{pos}], as the row pointers of "
+                             "a batched (3-D) CSR tensor do; a 3-D CSR tensor needs "
+                             "shape=[batch, rows, cols] (without shape the tensor is 2-D and "
+                             "crows must be non-decreasing)")
 
 
 def _check_crows(cr, b, m, nnz, op):

@@ -88,15 +88,14 @@ def transpose(x, perm, name=None):
 def csr_from_indices(x, idx, shape):
     """CSR with the entries of ``x`` (values in storage order) at indices ``idx``."""
     from .convert import crows_from_rows, coalesce  # noqa: PLC0415
-    from .tensor import new_coo  # noqa: PLC0415
 
     xp = K.xp_of_array(idx)
     if len(shape) == 2:
         crows, cols, vals, inv = K.coo_to_csr2d(idx, x._data, shape, want_inverse(x))
         return wrap_csr(merge_values(x, vals, inv), crows, cols, shape, canonical=True)
-    tmp = new_coo(x._data, idx, shape)
-    tmp.stop_gradient, tmp._node, tmp._oidx = x.stop_gradient, x._node, x._oidx
-    c = coalesce(tmp)
+    # the COO's values come from values(x), an op on x: copying x's graph identity
+    # instead would make a leaf x's gradient land on this temporary
+    c = coalesce(wrap_coo(values(x), idx, shape))
     ci = c._indices
     crows = crows_from_rows(ci[1], ci[0], shape, ci.dtype, xp)
     return wrap_csr(values(c), crows, xp.ascontiguousarray(ci[2]), shape, canonical=True)

@@ -7,10 +7,13 @@ grad, ``vjp(u) = J^T u`` is linear in ``u``, so the gradient of ``<vjp(u), v>`` 
 respect to ``u`` is ``J v``. Both passes run with ``create_graph=True``, so the
 tangents are differentiable like every other result here.
 
-Inputs that have ``stop_gradient=True`` are replaced by stand-ins sharing their
-storage with ``stop_gradient=False``; inputs that already require grad are used
-as they are, so the results stay attached to the caller's graph and the
-functions nest (a vjp of a vjp is a second derivative).
+Every input is replaced by a stand-in sharing its storage, so that ``func``'s
+argument is differentiated separately from the same tensor captured in a closure
+(``vjp(lambda y: x * y, x)`` is ``x``, not ``2x``, as in Paddle). For an input with
+``stop_gradient=True`` the stand-in is a leaf that requires grad; for one that
+already requires grad it is a view on the caller's graph (a reshape node), so the
+results stay attached to that graph and the functions nest (a vjp of a vjp is a
+second derivative).
 """
 from __future__ import annotations
 
@@ -42,8 +45,12 @@ def _inputs(xs, op):
             a._version = x._version
             a.stop_gradient = False
             out.append(a)
-        else:
+        elif x.is_sparse():
+            # no storage-sharing identity op for sparse tensors in autograd's support
+            # set: used as is (so a closure over the same sparse tensor adds in)
             out.append(x)
+        else:
+            out.append(support.reshape_op(x, list(x.shape)))
     return out, seq
 
 

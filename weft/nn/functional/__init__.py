@@ -7,6 +7,7 @@ from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross
                    kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss,
                    softmax_with_cross_entropy, square_error_cost)
 from .norm import batch_norm, layer_norm
+from ...ops.creation import diag_embed
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "elu", "elu_", "selu", "celu", "gelu",
            "silu", "swish", "softplus", "log_sigmoid", "sigmoid", "tanh", "softmax", "softmax_",
@@ -14,4 +15,4 @@ __all__ = ["relu", "relu_", "relu6", "leaky_relu", "elu", "elu_", "selu", "celu"
            "label_smooth", "pad", "layer_norm", "batch_norm", "cross_entropy",
            "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-           "square_error_cost"]
+           "square_error_cost", "diag_embed"]

@@ -19,7 +19,7 @@ from ...ops.math.ufuncs import maximum, sqrt
 from ...ops.pad import pad
 from ...ops.reduction.aggregate import sum as _sum
 from ...ops.reduction.aggregate import amax
-from ...ops.shape.views import reshape
+from ...ops.shape.views import reshape_exact
 from ._util import float_arg, int_label, real_number
 
 # ---------------------------------------------------------------------------------
@@ -34,10 +34,13 @@ def _linear_fwd(x, w, b):
 
 
 def _linear_vjp_w(g, ans, x, w, b):
+    # exact sizes, not Paddle's reshape rules: with a zero-size weight ([n, 0] or
+    # [0, m]) or x, -1 is ambiguous and a 0 would copy the input's dimension
+    n, m = w.shape
     if x.ndim == 1:
-        return reshape(x, [-1, 1]) * reshape(g, [1, -1])
-    n = x.shape[-1]
-    return matmul(reshape(x, [-1, n]), reshape(g, [-1, w.shape[1]]), transpose_x=True)
+        return reshape_exact(x, [n, 1]) * reshape_exact(g, [1, m])
+    rows = int(np.prod(x.shape[:-1]))
+    return matmul(reshape_exact(x, [rows, n]), reshape_exact(g, [rows, m]), transpose_x=True)
 
 
 _linear = Primitive("linear", _linear_fwd)
