@@ -16,7 +16,8 @@ import types
 import pytest
 
 PUBLIC_MODULES = [
-    "weft", "weft.autograd", "weft.datasets", "weft.geometric", "weft.geometric.nn",
+    "weft", "weft.autograd", "weft.datasets", "weft.fft", "weft.fft.backends",
+    "weft.fft.scipy_backend", "weft.geometric", "weft.geometric.nn",
     "weft.incubate", "weft.incubate.autograd", "weft.nn", "weft.nn.functional",
     "weft.nn.initializer", "weft.optimizer", "weft.optimizer.lr", "weft.regularizer",
     "weft.sparse", "weft.utils", "weft.utils.dlpack",
