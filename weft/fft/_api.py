@@ -176,10 +176,13 @@ def _float_or_refuse(x, d, op):
                                 "complex tensors")
 
 
+_AS_IS = frozenset(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
+
+
 def _any_input(x, op):
     """x for c2c: complex as is; real as float32 / float64 (the backend makes it complex)."""
     d = x._data.dtype
-    if d.kind == "c" or (d.kind == "f" and d.itemsize >= 4):
+    if d in _AS_IS or d.kind == "c" or (d.kind == "f" and d.itemsize >= 4):
         return x
     return _float_or_refuse(x, d, op)
 
@@ -204,9 +207,12 @@ def _memory_limit(x):
     return x._data.device.mem_info[1]
 
 
-def _check_size(x, shapes, itemsize, op):
-    """Refuse, before allocating, shapes whose arrays would not fit in memory."""
-    for shape in shapes:
+def _check_size(x, s, axes, shapes, itemsize, op):
+    """Refuse, before allocating, shapes whose arrays would not fit in memory (only
+    an explicit n / s can ask for more than the input holds)."""
+    if s is None:
+        return
+    for shape in shapes():
         count = math.prod(shape)
         nbytes = count * itemsize
         if count == 0 or nbytes < (1 << 30):
@@ -237,19 +243,19 @@ def _transform(op, kind, x, s, axes, norm, flag, out):
     shape = x.shape
     if kind == "c2c":
         x = _any_input(x, op)
-        lengths = s if s is not None else [shape[a] for a in axes]
-        isize = _prims.complex_of(x._data.dtype).itemsize
-        _check_size(x, [_shape_with(shape, axes, lengths)], isize, op)
-        if s is not None and any(shape[a] != n for a, n in zip(axes, s)):
-            x = resize(x, axes, s)
+        if s is not None:
+            isize = _prims.complex_of(x._data.dtype).itemsize
+            _check_size(x, s, axes, lambda: [_shape_with(shape, axes, s)], isize, op)
+            if any(shape[a] != n for a, n in zip(axes, s)):
+                x = resize(x, axes, s)
         y = c2c(x, tuple(axes), flag, norm)
     elif kind == "r2c":
         x = _real_input(x, op)
         lengths = s if s is not None else [shape[a] for a in axes]
         out_len = lengths[:-1] + [half(lengths[-1])]
         isize = _prims.complex_of(x._data.dtype).itemsize
-        _check_size(x, [_shape_with(shape, axes, lengths), _shape_with(shape, axes, out_len)],
-                    isize, op)
+        _check_size(x, s, axes, lambda: [_shape_with(shape, axes, lengths),
+                                         _shape_with(shape, axes, out_len)], isize, op)
         if s is not None and any(shape[a] != n for a, n in zip(axes, s)):
             x = resize(x, axes, s)
         y = r2c(x, tuple(axes), norm, flag)
@@ -265,8 +271,8 @@ def _transform(op, kind, x, s, axes, norm, flag, out):
             lengths = [shape[a] for a in axes[:-1]] + [2 * (m - 1) if m else 0]
         in_len = lengths[:-1] + [half(lengths[-1])]
         isize = _prims.complex_of(x._data.dtype).itemsize
-        _check_size(x, [_shape_with(shape, axes, in_len), _shape_with(shape, axes, lengths)],
-                    isize, op)
+        _check_size(x, s, axes, lambda: [_shape_with(shape, axes, in_len),
+                                         _shape_with(shape, axes, lengths)], isize, op)
         if any(shape[a] != n for a, n in zip(axes, in_len)):
             x = resize(x, axes, in_len)
         y = c2r(x, tuple(axes), lengths[-1], norm, flag)

@@ -43,12 +43,24 @@ def _xp(a):
     return cupy
 
 
+_COMPLEX_OF = {}
+_REAL_OF = {}
+
+
 def complex_of(dtype):
-    return np.result_type(dtype, np.complex64)
+    """The complex dtype of matching precision (float32 -> complex64, ...)."""
+    c = _COMPLEX_OF.get(dtype)
+    if c is None:
+        c = _COMPLEX_OF[dtype] = np.result_type(dtype, np.complex64)
+    return c
 
 
 def real_of(dtype):
-    return np.empty(0, dtype).real.dtype
+    """The real dtype of matching precision (complex64 -> float32, ...)."""
+    r = _REAL_OF.get(dtype)
+    if r is None:
+        r = _REAL_OF[dtype] = np.empty(0, dtype).real.dtype
+    return r
 
 
 def half(n):
