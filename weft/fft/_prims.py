@@ -17,6 +17,10 @@ derivatives of any order work. With ``swap`` exchanging 'backward' and 'forward'
   gradient of the half spectrum is ``(1 / w) * r2c(g, not inverse, swap(norm))``; the
   imaginary parts of the DC / Nyquist bins, which the forward ignores, get none
   (the r2c of a real cotangent is real there).
+
+The weighting by ``w`` / ``1 / w`` is a flag of the primitives (``halved`` /
+``doubled``), applied in place inside their forwards rather than as a separate
+multiply.
 """
 from __future__ import annotations
 
@@ -24,7 +28,6 @@ import numpy as np
 
 from ..autograd.engine import Primitive, apply, defbatch, defvjp
 from ..core.backend import resolve
-from ..core.tensor import Tensor
 
 SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -106,61 +109,74 @@ def _c2c_fwd(a, axes, forward, norm):
     return backend(a).c2c(a, axes, forward, norm)
 
 
-def _r2c_fwd(a, axes, norm, inverse):
+def _middle(ndim, axis, n):
+    """Index of the bins of a one-sided spectrum (length-n signal, on ``axis``) that
+    stand for two bins of the full spectrum: all but DC and the even-n Nyquist bin."""
+    idx = [slice(None)] * ndim
+    idx[axis] = slice(1, half(n) - 1 if n % 2 == 0 else half(n))
+    return tuple(idx)
+
+
+def _r2c_fwd(a, axes, norm, inverse, doubled=False):
     if a.size == 0:
         shape = list(a.shape)
         shape[axes[-1]] = half(shape[axes[-1]])
         return _xp(a).zeros(shape, complex_of(a.dtype))
+    n = a.shape[axes[-1]]
     if not inverse:
-        return backend(a).r2c(a, axes, norm)
-    y = backend(a).r2c(a, axes, SWAP[norm])
-    return _xp(y).conjugate(y, out=y)
+        y = backend(a).r2c(a, axes, norm)
+    else:
+        y = backend(a).r2c(a, axes, SWAP[norm])
+        _xp(y).conjugate(y, out=y)
+    if doubled:
+        y[_middle(y.ndim, axes[-1], n)] *= 2
+    return y
 
 
-def _c2r_fwd(a, axes, n, norm, inverse):
+def _c2r_fwd(a, axes, n, norm, inverse, halved=False):
     if a.size == 0 or n == 0:
         shape = list(a.shape)
         shape[axes[-1]] = n
         return _xp(a).zeros(shape, real_of(complex_of(a.dtype)))
     if inverse:
-        return backend(a).c2r(a, axes, n, norm)
-    return backend(a).c2r(_xp(a).conjugate(a), axes, n, SWAP[norm])
+        if halved:
+            a = a.copy()
+    else:
+        a = _xp(a).conjugate(a)
+        norm = SWAP[norm]
+    if halved:
+        a[_middle(a.ndim, axes[-1], n)] *= 0.5
+    return backend(a).c2r(a, axes, n, norm)
 
 
 def c2c(x, axes, forward, norm):
     return apply(_c2c, x, axes=axes, forward=forward, norm=norm)
 
 
-def r2c(x, axes, norm, inverse):
-    return apply(_r2c, x, axes=axes, norm=norm, inverse=inverse)
+def r2c(x, axes, norm, inverse, doubled=False):
+    """rfftn (``inverse`` False) or ihfftn of real x; ``doubled``: then the bins of
+    :func:`_middle` times 2."""
+    return apply(_r2c, x, axes=axes, norm=norm, inverse=inverse, doubled=doubled)
 
 
-def c2r(x, axes, n, norm, inverse):
-    return apply(_c2r, x, axes=axes, n=n, norm=norm, inverse=inverse)
+def c2r(x, axes, n, norm, inverse, halved=False):
+    """irfftn (``inverse`` True) or hfftn of the one-sided x; ``halved``: of x with the
+    bins of :func:`_middle` times 1/2."""
+    return apply(_c2r, x, axes=axes, n=n, norm=norm, inverse=inverse, halved=halved)
 
 
-def _weights(n, axis, like, doubled):
-    """The bin weights of a one-sided spectrum of a length-n signal on ``axis`` (< 0),
-    shaped to broadcast: 1 on DC and the even-n Nyquist bin, 1/2 (or 2 if
-    ``doubled``) elsewhere."""
-    m = half(n)
-    w = np.full(m, 2.0 if doubled else 0.5)
-    w[:1] = 1.0
-    if n % 2 == 0 and m > 1:
-        w[-1] = 1.0
-    w = w.astype(real_of(like._data.dtype)).reshape((m,) + (1,) * (-axis - 1))
-    if type(like._data) is not _ndarray:
-        w = _xp(like._data).asarray(w)
-    return Tensor._wrap(w)
-
-
-def _r2c_vjp(g, ans, x, axes, norm, inverse):
+# The weights are the adjoints' own: with w = 1/2 on the middle bins (1 elsewhere)
+# and w' = 1 / w, r2c's adjoint is c2r of w * g and c2r's is w' * r2c(g). Each
+# primitive carries the weighting of its adjoint as a flag, and w * w' = 1 makes
+# the flagged forms each other's adjoints again: the rules close under
+# differentiation without a separate multiply.
+def _r2c_vjp(g, ans, x, axes, norm, inverse, doubled=False):
     n = x.shape[axes[-1]]
-    return c2r(g * _weights(n, axes[-1], g, False), axes, n, SWAP[norm], not inverse)
+    return c2r(g, axes, n, SWAP[norm], not inverse, halved=not doubled)
 
 
-def _c2r_vjp(g, ans, x, axes, n, norm, inverse):
-    return r2c(g, axes, SWAP[norm], not inverse) * _weights(n, axes[-1], g, True)
+def _c2r_vjp(g, ans, x, axes, n, norm, inverse, halved=False):
+    return r2c(g, axes, SWAP[norm], not inverse, doubled=not halved)
 
 
 _c2c = Primitive("fft_c2c", _c2c_fwd)
