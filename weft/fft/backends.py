@@ -266,6 +266,8 @@ class CuFFT(FFTBackend):
         return a, self.plans.get(a.device.id, key)
 
     def c2c(self, a, axes, forward, norm):
+        if a.dtype.kind != "c":   # a C2C plan is made for complex input
+            a = a.astype(self.xp.result_type(a.dtype, self.xp.complex64))
         a, plan = self._planned(a, axes, "C2C", [a.shape[ax] for ax in axes])
         f = self.lib.fftn if forward else self.lib.ifftn
         return f(a, axes=axes, norm=norm, plan=plan)
