@@ -119,7 +119,7 @@ def run(report=None, quick=False):
         (g,) = weft.grad(y.sum(), x)
         return g
 
-    tf, tfb = timeit_round([forward, forward_backward], repeat)
+    tf, tfb = timeit_round([forward, forward_backward], 3 * repeat)
     rep.add("filter irfft(rfft(x)*h) f64 [64,4096]", "weft fwd", tf)
     rep.add("filter irfft(rfft(x)*h) f64 [64,4096]", "weft f+b", tfb)
     return rep

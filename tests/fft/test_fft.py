@@ -330,6 +330,17 @@ def test_a_plugin_backend_built_on_numpy_fft():
         reg.unregister_backend("fft", "numpy-test")
 
 
+def test_a_backend_that_is_not_a_table_is_reported():
+    import types
+    reg.register_backend("fft", "bare-test", module="numpy", package="numpy", device="cpu",
+                         load=lambda: types.SimpleNamespace(name="bare", lib=np.fft))
+    try:
+        with weft.backend("fft", "bare-test"), pytest.raises(TypeError, match="FFTBackend"):
+            weft.fft.fft(weft.to_tensor([1.0, 2.0]))
+    finally:
+        reg.unregister_backend("fft", "bare-test")
+
+
 def test_pocketfft_uses_weft_thread_count(monkeypatch):
     be = reg.resolve("fft", "cpu")
     seen = []

@@ -36,7 +36,11 @@ _ndarray = np.ndarray
 
 def backend(a):
     """The fft backend table for array ``a``'s device kind."""
-    return resolve("fft", "cpu" if type(a) is _ndarray else "gpu", caller="weft.fft")
+    be = resolve("fft", "cpu" if type(a) is _ndarray else "gpu", caller="weft.fft")
+    if not hasattr(be, "c2r"):
+        raise TypeError(f"weft.fft: the loaded fft backend {be!r} is not a function table; "
+                        "an fft backend's loader must return a weft.fft.backends.FFTBackend")
+    return be
 
 
 def _xp(a):
