@@ -16,10 +16,11 @@ import types
 import pytest
 
 PUBLIC_MODULES = [
-    "weft", "weft.autograd", "weft.datasets", "weft.device", "weft.device.cuda",
-    "weft.geometric", "weft.geometric.nn", "weft.incubate", "weft.incubate.autograd",
-    "weft.nn", "weft.nn.functional", "weft.nn.initializer", "weft.nn.loss", "weft.optimizer",
-    "weft.optimizer.lr", "weft.regularizer", "weft.sparse", "weft.utils", "weft.utils.dlpack",
+    "weft", "weft.autograd", "weft.datasets", "weft.device", "weft.device.cuda", "weft.fft",
+    "weft.fft.backends", "weft.fft.scipy_backend", "weft.geometric", "weft.geometric.nn",
+    "weft.incubate", "weft.incubate.autograd", "weft.nn", "weft.nn.functional",
+    "weft.nn.initializer", "weft.nn.loss", "weft.optimizer", "weft.optimizer.lr",
+    "weft.regularizer", "weft.sparse", "weft.utils", "weft.utils.dlpack",
 ]
 _LIST = pathlib.Path(__file__).with_name("public_api.json")
 

@@ -24,11 +24,12 @@ chosen, so a missing package is reported at once by ``set_backend`` or on enteri
 ``backend()``, with the pip package to install; it is *loaded* (its ``load`` callable
 run, the result cached) the first time :func:`resolve` hands it out.
 
-What a loaded backend is, for now: a small ``types.SimpleNamespace`` holding the
-imported library modules (``lib`` the main one, e.g. ``scipy.fft``; some add a second,
-e.g. ``lapack``). The coming ``weft.linalg`` and ``weft.fft`` packages add their
-function tables to these loaders; until then a backend gives access to its library
-and nothing more.
+What a loaded backend is: for ``fft``, the function table of ``weft.fft.backends``
+(the same calls on every backend, plus ``name`` and ``lib``, the library module),
+attached by ``weft.fft`` with :func:`set_loader` when it is imported; core never
+imports the areas above it. Before that, and for ``linalg`` until its package defines
+a table, a small ``types.SimpleNamespace`` holding the imported library modules
+(``lib`` the main one, e.g. ``scipy.fft``; some add a second, e.g. ``lapack``).
 
 Threads. A backend never changes another library's global thread settings: no loader
 or function here calls ``mkl.set_num_threads``, ``cupy``'s or numpy's BLAS setters,
@@ -58,8 +59,8 @@ import types
 
 from .place import Place, current_place, parse_place
 
-__all__ = ["register_backend", "unregister_backend", "set_backend", "backend", "get_backend",
-           "resolve", "backends", "is_available", "BackendInfo"]
+__all__ = ["register_backend", "unregister_backend", "set_loader", "set_backend", "backend",
+           "get_backend", "resolve", "backends", "is_available", "BackendInfo"]
 
 KINDS = ("cpu", "gpu")
 
@@ -180,6 +181,35 @@ def unregister_backend(area, name):
             del _chosen[key]
         if not _areas[area]:
             del _areas[area]
+
+
+def set_loader(area, name, load):
+    """Give registered backend ``name`` of ``area`` a new loader (and forget what the
+    old one loaded), keeping its registration and any choice of it.
+
+    For the area's own package: the registry is filled at ``import weft`` with loaders
+    that return the library modules only, and the package (``weft.fft``), which sits
+    above core and owns the function tables, attaches its table loaders when it is
+    imported, so that core never imports it.
+
+    Example:
+        >>> from weft.core.backend import (register_backend, resolve, set_loader,
+        ...                                unregister_backend)
+        >>> register_backend("demo2", "one", module="json", package="json", device="cpu",
+        ...                  load=lambda: "old")
+        >>> set_loader("demo2", "one", lambda: "new")
+        >>> resolve("demo2", "cpu")
+        'new'
+        >>> unregister_backend("demo2", "one")
+    """
+    if not callable(load):
+        raise TypeError(f"set_loader: load must be a callable of no arguments, got "
+                        f"{type(load).__name__}")
+    with _lock:
+        old = _info("set_loader", area, name)
+        _areas[area][name] = BackendInfo(old.area, old.name, old.module, old.package,
+                                         old.device, load, old.default, old.extra)
+        _loaded.pop((area, name), None)
 
 
 def _entries(fn, area):
