@@ -1,6 +1,6 @@
 """``python -m benchmarks <area> [--quick] [--json PATH]``: weft against its peers.
 
-Areas: core, autograd, nn, sparse, sparse_structural, geometric, gnn. Each prints a
+Areas: core, autograd, nn, sparse, sparse_structural, geometric, gnn, interop. Each prints a
 table of medians with ratios and writes ``benchmarks/results/<area>.json``.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-AREAS = ["core", "autograd", "nn", "sparse", "sparse_structural", "geometric", "gnn"]
+AREAS = ["core", "autograd", "nn", "sparse", "sparse_structural", "geometric", "gnn", "interop"]
 
 
 def main(argv=None):
