@@ -136,11 +136,12 @@ def bench_torch(rep, quick):
     for _ in range(1 if quick else 3):
         for label, order in ORDERS.items():
             results[label].append(_child(_TORCH_CHILD, order, repeat))
+    # the median process, and every process's median (on a loaded machine torch's
+    # spinning OpenMP workers make these swing several-fold between processes)
     for label, runs in results.items():
-        rep.add(CASE_SOLVE, label, sorted(r["solve"] for r in runs)[len(runs) // 2],
-                threads=runs[0]["threads"])
-        rep.add(CASE_MLP, label, sorted(r["mlp"] for r in runs)[len(runs) // 2],
-                threads=runs[0]["threads"])
+        for case, key in ((CASE_SOLVE, "solve"), (CASE_MLP, "mlp")):
+            rep.add(case, label, sorted(r[key] for r in runs)[len(runs) // 2],
+                    threads=runs[0]["threads"], runs=[r[key] for r in runs])
 
 
 def bench_busy(rep, quick):
@@ -149,7 +150,7 @@ def bench_busy(rep, quick):
         return
     repeat = 3 if quick else 9
     quiet, busy = [], []
-    for _ in range(1 if quick else 2):
+    for _ in range(1 if quick else 3):
         quiet.append(_child(_WEFT_CHILD, repeat))
         spinner = subprocess.Popen([sys.executable, "-c", _BUSY_LOOP])
         try:
@@ -161,10 +162,9 @@ def bench_busy(rep, quick):
             spinner.kill()
             spinner.wait()
     for case, key in ((CASE_GCN, "gcn"), (CASE_SEND, "send")):
-        rep.add(case, "quiet", sorted(r[key] for r in quiet)[len(quiet) // 2],
-                threads=quiet[0]["threads"])
-        rep.add(case, "busy core", sorted(r[key] for r in busy)[len(busy) // 2],
-                threads=busy[0]["threads"])
+        for label, runs in (("quiet", quiet), ("busy core", busy)):
+            rep.add(case, label, sorted(r[key] for r in runs)[len(runs) // 2],
+                    threads=runs[0]["threads"], runs=[r[key] for r in runs])
 
 
 def run(quick=False):
