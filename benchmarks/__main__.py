@@ -1,14 +1,15 @@
 """``python -m benchmarks <area> [--quick] [--json PATH]``: weft against its peers.
 
-Areas: core, autograd, nn, sparse, sparse_structural, geometric, gnn, fft. Each prints a
-table of medians with ratios and writes ``benchmarks/results/<area>.json``.
+Areas: core, autograd, nn, sparse, sparse_structural, geometric, gnn, fft, interop. Each
+prints a table of medians with ratios and writes ``benchmarks/results/<area>.json``.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
 
-AREAS = ["core", "autograd", "nn", "sparse", "sparse_structural", "geometric", "gnn", "fft"]
+AREAS = ["core", "autograd", "nn", "sparse", "sparse_structural", "geometric", "gnn", "fft",
+         "interop"]
 
 
 def main(argv=None):

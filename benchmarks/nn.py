@@ -92,6 +92,10 @@ def _losses(run, n=3):
 
 
 def run(report=None, quick=False):
+    # Peers first, as a user who wants them at full speed would import them (weft leaves
+    # their threading alone either way: see the interop area).
+    torch = optional_import("torch")
+    paddle = optional_import("paddle")
     import weft
     import weft.optimizer  # noqa: F401  (not imported by `import weft` everywhere yet)
 
@@ -103,7 +107,6 @@ def run(report=None, quick=False):
 
     ref = _losses(step_weft(weft, x, y, ws, bs))
     steps = {"weft": step_weft(weft, x, y, ws, bs)}
-    torch = optional_import("torch")
     if torch is not None:
         # the same thread count as numpy's BLAS (OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when
         # set): on a busy machine oversubscribed BLAS threads dominate every timing
@@ -115,7 +118,6 @@ def run(report=None, quick=False):
         rep.note(f"torch threads: {torch.get_num_threads()}")
     else:
         rep.note("torch not installed: pip install torch")
-    paddle = optional_import("paddle")
     if paddle is not None:
         paddle.set_device("cpu")
         np.testing.assert_allclose(_losses(step_paddle(paddle, x, y, ws, bs)), ref, rtol=1e-4)
@@ -136,6 +138,6 @@ def summary(rep):
     for peer in ("torch", "paddle"):
         r = rep.ratio(CASE, "weft", peer)
         if r is not None:
-            goal = " (goal <= 1.5)" if peer == "torch" else ""
+            goal = " (goal <= 1.2)" if peer == "torch" else ""
             lines.append(f"MLP train step: weft/{peer} = {r:.2f}{goal}")
     return lines

@@ -4,25 +4,11 @@ The top level follows PaddlePaddle 3.x, so ``import weft as paddle`` runs
 Paddle-style code.
 """
 import importlib as _importlib
-import os as _os
 
-# Idle OpenMP workers of the native kernels sleep instead of spinning (libgomp spins
-# for a while after every parallel region by default). Between kernels the main
-# thread runs Python and numpy's BLAS runs its own threads: spinning workers take
-# their cores, which on a small or busy machine made a GCN epoch 4x slower at the
-# default thread count than on one thread. The runtime reads the policy once, when
-# the extension loads it, so the variable is set only around that import: the
-# process environment (child processes, other OpenMP runtimes) is left as the user
-# had it, and an explicit setting is kept.
-_policy_given = "OMP_WAIT_POLICY" in _os.environ
-if not _policy_given:
-    _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
-try:
-    from . import _native  # noqa: E402, F401  (loads the extension weft._C)
-finally:
-    if not _policy_given:
-        del _os.environ["OMP_WAIT_POLICY"]
-del _policy_given
+# The native kernels run on weft's own thread pool, whose idle workers sleep
+# instead of spinning (csrc/common/parallel.h): nothing here touches OMP_* or the
+# OpenMP runtime that PyTorch, scikit-learn and BLAS builds share in this process.
+from . import _native  # noqa: F401  (loads the extension weft._C)
 
 import numpy as _np  # noqa: E402
 

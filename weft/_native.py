@@ -20,7 +20,8 @@ __all__ = ["extension", "index_add_", "get_num_threads", "set_num_threads"]
 
 
 def get_num_threads():
-    """Number of threads native kernels use (default: ``OMP_NUM_THREADS`` or the CPU count)."""
+    """Number of threads of weft's native kernels (default: ``OMP_NUM_THREADS`` if set, which
+    weft only reads, else the CPUs this process may run on)."""
     return _C.get_num_threads()
 
 

@@ -185,8 +185,8 @@ def _child_index_add(queue):
 
 @pytest.mark.skipif(sys.platform != "linux", reason="fork start method")
 def test_usable_in_forked_child(threads):
-    # libgomp deadlocks in a child forked after the parent used its thread team;
-    # the kernels must notice and run serially there.
+    # A child forked after the parent started its thread pool has none of the
+    # pool's workers (nor any lock they held); the kernels must run serially there.
     threads(4)
     out = np.zeros(100)
     _native.index_add_(out, np.arange(100000) % 100, np.ones(100000))  # parallel in the parent

@@ -67,8 +67,12 @@ def _native(add):
     std = info["cplusplus"]
     add(f"  C++ standard: {_CXX_STANDARDS.get(std, 'unknown')} (__cplusplus {std})")
     omp = info["openmp"]
-    add("  OpenMP:       no, kernels run serially" if omp is None else
-        f"  OpenMP:       yes, {_OPENMP_VERSIONS.get(omp, 'unknown version')} (_OPENMP {omp})")
+    if omp is not None:   # an extension built on OpenMP (before weft's own pool)
+        add(f"  OpenMP:       yes, {_OPENMP_VERSIONS.get(omp, 'unknown version')} (_OPENMP {omp})")
+    elif info.get("thread_pool"):
+        add(f"  OpenMP:       no, kernels run on {info['thread_pool']}'s own thread pool")
+    else:
+        add("  OpenMP:       no, kernels run serially")
     clones = info["simd_clones"]
     if clones:
         if info["cpu_avx2"] is None:
