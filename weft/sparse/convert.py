@@ -24,6 +24,7 @@ from ..ops.primitives import copy, index_add_zeros, take
 from . import _kernels as K
 from .tensor import (SparseCooTensor, SparseCsrTensor, SparseLayoutError,
                      SparseBase, wrap_coo, wrap_csr)
+from ._guard import public
 
 
 # values() and the values of a freshly built sparse tensor: the same array, new graph node
@@ -140,6 +141,7 @@ def csr_to_coo_indices(x):
 # to_dense
 
 
+@public
 def to_dense(x, name=None):
     """Dense Tensor of ``x`` (duplicates summed); a dense ``x`` is returned as is.
 
@@ -201,6 +203,7 @@ def _sparse_dim_arg(sparse_dim, ndim, op):
     return int(sparse_dim)
 
 
+@public
 def to_sparse_coo(x, sparse_dim=None, name=None):
     """COO form of ``x``: the first ``sparse_dim`` axes become sparse.
 
@@ -290,6 +293,7 @@ def crows_from_rows(rows, batch, shape, dtype, xp):
     return cr.reshape(-1).astype(dtype)
 
 
+@public
 def to_sparse_csr(x, name=None):
     """CSR form of a 2-D/3-D dense tensor or COO tensor (CSR input returned as is).
 
@@ -357,6 +361,7 @@ def merge_values(x, vals, inverse):
 # coalesce
 
 
+@public
 def coalesce(x, name=None):
     """Sort the indices of COO ``x`` row-major and sum duplicates (index dtype kept).
 
