@@ -103,3 +103,15 @@ def test_valid_arguments_keep_the_original_error():
     with pytest.raises(ValueError) as e:
         S.slice(x, [5], [0], [1])
     assert "malformed" not in str(e.value)
+
+
+@pytest.mark.parametrize("bad", [2 ** 63 - 1, -2, 3])
+def test_pick_add_slots_at_the_int64_limit(bad):
+    # found by the fuzz test under UBSan: the range check computed slot + 1 in int64,
+    # which overflows for slot = 2**63 - 1 (undefined behaviour, caught only by luck)
+    v = np.ones((3, 1))
+    good = np.array([0, 1], np.int64)
+    with pytest.raises(IndexError, match="slot_y"):
+        _C.sparse_pick_add(v, good, v, np.array([0, bad], np.int64))
+    with pytest.raises(IndexError, match="slot"):
+        _C.sparse_pick(v, np.array([bad, 0], np.int64))
