@@ -5,7 +5,8 @@ element-wise sum of two CSR matrices against scipy's ``A + B``; SpGEMM A @ A
 
 Workload (issue 4): a power-law matrix, n = 200,000, nnz = 2,000,000 float32,
 entries in random order with duplicates. Goal: weft at least 2x faster than
-scipy's ``coo.tocsr()`` and ``coo.sum_duplicates()``. Timed at the kernel level
+scipy's ``coo.tocsr()`` and ``coo.sum_duplicates()``; issue 16 adds the row
+"weft (grad)", ``to_sparse_csr()`` of a COO tensor that requires grad. Timed at the kernel level
 (``weft._C``) and through the public API (``to_sparse_csr`` / ``coalesce``, which
 add validation-free wrapping only).
 
@@ -62,6 +63,9 @@ def run(report=None, quick=False):
     v2 = vals[:, None]
     coo = sp.coo_array((vals, (idx[0], idx[1])), shape=(n, n))
     x = S.sparse_coo_tensor(idx, vals, [n, n])
+    # issue 16: the same conversion on a tensor that requires grad (it also returns the
+    # entry -> slot map and records the gradient)
+    xg = S.sparse_coo_tensor(idx, vals, [n, n], stop_gradient=False)
     rep.note(f"workload: power-law n={n}, nnz={nnz}, float32, int64 indices; "
              f"weft threads: {weft.get_num_threads()}")
 
@@ -86,7 +90,8 @@ def run(report=None, quick=False):
     # implementations take turns (A B C A B C ...): the machine's speed drifts over seconds
     case = "COO->CSR"
     fns = {"weft kernel": lambda: _C.sparse_coalesce(idx, v2, [n, n], True, False),
-           "weft": lambda: x.to_sparse_csr(), "scipy": scipy_tocsr}
+           "weft": lambda: x.to_sparse_csr(), "weft (grad)": lambda: xg.to_sparse_csr(),
+           "scipy": scipy_tocsr}
     for impl, t in zip(fns, timeit_round(list(fns.values()), repeat)):
         rep.add(case, impl, t, gbps_bytes=csr_bytes)
     case = "coalesce"
@@ -237,7 +242,7 @@ def bandwidth_lines(rep):
 def summary(rep):
     lines = bandwidth_lines(rep)
     for case in ("COO->CSR", "coalesce"):
-        for impl in ("weft kernel", "weft"):
+        for impl in ("weft kernel", "weft", "weft (grad)"):
             r = rep.ratio(case, "scipy", impl)
             row = [x for x in rep.rows if x["case"] == case and x["impl"] == impl]
             if r is not None and row:

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/checked_math.h"
 #include "common/checks.h"
 #include "common/dtype.h"
 #include "common/parallel.h"
@@ -221,7 +222,11 @@ void dispatch_index(const py::array& a, const char* op, const char* arg, Fn&& fn
   dispatch(IndexTypes{}, a, op, arg, std::forward<Fn>(fn));
 }
 
-inline py::array new_rows(const py::dtype& dt, std::int64_t rows, std::int64_t F) {
+// A [rows, F] array; its byte size is computed without wrapping, so an impossible
+// size is a ValueError naming the op rather than numpy's anonymous one.
+inline py::array new_rows(const py::dtype& dt, std::int64_t rows, std::int64_t F, const char* op) {
+  checked_mul(checked_mul(rows, F, op, "the output size rows * features"), dt.itemsize(), op,
+              "the output's byte size");
   return py::array(dt,
                    std::vector<py::ssize_t>{static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(F)});
 }

@@ -51,7 +51,12 @@ struct Feat {
   std::vector<std::int64_t> xo, yo;
 };
 
-Feat make_feat(const std::vector<std::int64_t>& xs, const std::vector<std::int64_t>& ys, const char* op) {
+// The offset tables of the general layout hold F entries each; they are built only
+// when `work` is set (some message will be computed), so empty inputs with a huge
+// broadcast feature shape ([0, 65536, 1] x [0, 1, 65536]) allocate nothing.
+// F, Fx and Fy are products computed with overflow detection.
+Feat make_feat(const std::vector<std::int64_t>& xs, const std::vector<std::int64_t>& ys, bool work,
+               const char* op) {
   if (xs.size() != ys.size()) value_error(op, "feature shapes must have the same rank after padding");
   Feat ft;
   const std::size_t L = xs.size();
@@ -61,18 +66,20 @@ Feat make_feat(const std::vector<std::int64_t>& xs, const std::vector<std::int64
     if (xs[d] != ys[d] && xs[d] != 1 && ys[d] != 1)
       value_error(op, "the feature shapes of x and y cannot be broadcast together");
     out[d] = xs[d] == 1 ? ys[d] : xs[d];
-    ft.F *= out[d];
-    ft.Fx *= xs[d];
-    ft.Fy *= ys[d];
   }
+  ft.F = checked_prod(out.begin(), out.end(), op, "the broadcast feature size");
+  ft.Fx = checked_prod(xs.begin(), xs.end(), op, "the feature size of x");
+  ft.Fy = checked_prod(ys.begin(), ys.end(), op, "the feature size of y");
   if (ft.Fx == ft.F && ft.Fy == ft.F) ft.layout = kFull;
   else if (ft.Fx == 1 && ft.Fy == ft.F) ft.layout = kXScalar;
   else if (ft.Fy == 1 && ft.Fx == ft.F) ft.layout = kYScalar;
   else {
     ft.layout = kGeneral;
-    ft.xo.assign(ft.F, 0);
-    ft.yo.assign(ft.F, 0);
-    std::int64_t sx = 1, sy = 1, so = 1;  // strides from the last axis
+    if (!work || ft.F == 0) return ft;
+    ft.xo.assign(static_cast<std::size_t>(ft.F), 0);
+    ft.yo.assign(static_cast<std::size_t>(ft.F), 0);
+    // strides from the last axis; every partial product divides F, Fx or Fy, so none wraps
+    std::int64_t sx = 1, sy = 1, so = 1;
     std::vector<std::int64_t> stx(L), sty(L), sto(L);
     for (std::size_t d = L; d-- > 0;) {
       stx[d] = xs[d] == 1 ? 0 : sx;
@@ -90,8 +97,8 @@ Feat make_feat(const std::vector<std::int64_t>& xs, const std::vector<std::int64
         ox += i * stx[d];
         oy += i * sty[d];
       }
-      ft.xo[f] = ox;
-      ft.yo[f] = oy;
+      ft.xo[static_cast<std::size_t>(f)] = ox;
+      ft.yo[static_cast<std::size_t>(f)] = oy;
     }
   }
   return ft;
@@ -336,7 +343,7 @@ py::array send_recv(const py::array& x, const py::object& src, const py::array& 
   const std::int64_t N = x.shape(0), F = x.shape(1), E = dst.shape(0);
   if (src.is_none() && N != E) value_error(op, "x has ", N, " rows but the index has ", E, " entries");
   check_pair(src, dst, N, rows, op, "src_index", "dst_index", "the output rows");
-  py::array out = new_rows(x.dtype(), rows, F);
+  py::array out = new_rows(x.dtype(), rows, F, op);
   dispatch_index(dst, op, "dst_index", [&](auto itag) {
     using I = typename decltype(itag)::type;
     const I* payload = src.is_none() ? nullptr : cdata_of<I>(src.cast<py::array>());
@@ -376,7 +383,7 @@ py::array send_ue_recv(const py::array& x, const py::array& y, const py::array& 
                        const std::string& opname) {
   const char* op = opname.c_str();
   const int red = parse_reduce(reduce, op), msg = parse_message(message, op);
-  const Feat ft = make_feat(xshape, yshape, op);
+  const Feat ft = make_feat(xshape, yshape, dst.ndim() >= 1 && dst.shape(0) > 0, op);
   check_xy(x, y, ft, op);
   if (rows < 0) value_error(op, "out_size must be non-negative, got ", rows);
   const std::int64_t N = x.shape(0), E = dst.shape(0);
@@ -384,7 +391,7 @@ py::array send_ue_recv(const py::array& x, const py::array& y, const py::array& 
     value_error(op, "Expect Input Y to have size ", E, " as Src_index on the first dimension, but we get ",
                 y.shape(0));
   check_pair(src, dst, N, rows, op, "src_index", "dst_index", "the output rows");
-  py::array out = new_rows(x.dtype(), rows, ft.F);
+  py::array out = new_rows(x.dtype(), rows, ft.F, op);
   dispatch_index(dst, op, "dst_index", [&](auto itag) {
     using I = typename decltype(itag)::type;
     with_csr(cdata_of<I>(dst), cdata_of<I>(src), N, E, rows, true, [&](const auto& csr) {
@@ -417,7 +424,7 @@ py::array edge_messages(const py::array& x, const py::array& y, const py::array&
                         const std::string& opname) {
   const char* op = opname.c_str();
   const int msg = parse_message(message, op);
-  const Feat ft = make_feat(xshape, yshape, op);
+  const Feat ft = make_feat(xshape, yshape, dst.ndim() >= 1 && dst.shape(0) > 0, op);
   check_xy(x, y, ft, op);
   const std::int64_t N = x.shape(0), E = dst.shape(0);
   const bool mask = !reduced.is_none();
@@ -434,7 +441,7 @@ py::array edge_messages(const py::array& x, const py::array& y, const py::array&
     R = y.shape(0);
   }
   check_pair(src, dst, N, R, op, "src_index", "dst_index", mask ? "the rows of out" : "the rows of y");
-  py::array out = mask ? new_rows(py::dtype::of<std::uint8_t>(), E, ft.F) : new_rows(x.dtype(), E, ft.F);
+  py::array out = mask ? new_rows(py::dtype::of<std::uint8_t>(), E, ft.F, op) : new_rows(x.dtype(), E, ft.F, op);
   dispatch_index(dst, op, "dst_index", [&](auto itag) {
     using I = typename decltype(itag)::type;
     const I* s = cdata_of<I>(src);
@@ -486,7 +493,7 @@ py::array route(const py::array& h, const py::array& x, const py::array& reduced
   if (h.shape(0) != (by_src ? R : N)) value_error(op, "grad has ", h.shape(0), " rows, expected ", by_src ? R : N);
   check_pair(src, dst, N, R, op, "src_index", "dst_index", "the output rows");
   const std::int64_t rows = by_src ? N : R;
-  py::array res = new_rows(x.dtype(), rows, F);
+  py::array res = new_rows(x.dtype(), rows, F, op);
   dispatch_index(dst, op, "dst_index", [&](auto itag) {
     using I = typename decltype(itag)::type;
     const I* key = by_src ? cdata_of<I>(src) : cdata_of<I>(dst);

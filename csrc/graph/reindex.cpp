@@ -13,7 +13,8 @@
 // "First appearance" is a sequential notion, so the table is built by one pass
 // in order; it is O(len(x) + len(neighbors)) with a dense array when the ids
 // span a small range (the usual case: ids of one graph) and an open-addressing
-// hash table otherwise.
+// hash table otherwise (common/hash_index.h: keys are mixed, so crafted ids do
+// not collide).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -26,6 +27,7 @@
 
 #include "common/checks.h"
 #include "common/dtype.h"
+#include "common/hash_index.h"
 #include "common/parallel.h"
 #include "common/scratch.h"
 
@@ -33,73 +35,6 @@ namespace py = pybind11;
 
 namespace weft {
 namespace {
-
-// Linear probing over {key, value} pairs (one cache line per probe on a hit),
-// value -1 marking an empty slot, so every int64 key is admissible.
-class HashIndex {
- public:
-  explicit HashIndex(std::int64_t expected) { rehash(capacity_for(expected)); }
-
-  void assign(std::int64_t key, std::int64_t value) { *find_or_claim(key) = value; }
-  void prefetch(std::int64_t key) const { __builtin_prefetch(&slots_[home(key)], 1); }
-
-  // Value of key; inserts `fresh` first if the key is new (and reports it).
-  std::int64_t get_or_insert(std::int64_t key, std::int64_t fresh, bool& inserted) {
-    std::int64_t* v = find_or_claim(key);
-    inserted = *v < 0;
-    if (inserted) *v = fresh;
-    return *v;
-  }
-
- private:
-  struct Entry {
-    std::int64_t key;
-    std::int64_t value;
-  };
-  std::vector<Entry> slots_;
-  std::size_t mask_ = 0;
-  int shift_ = 64;
-  std::size_t size_ = 0;
-
-  static std::size_t capacity_for(std::int64_t n) {
-    std::size_t cap = 16;
-    while (cap < static_cast<std::size_t>(n) * 2) cap <<= 1;
-    return cap;
-  }
-  std::size_t home(std::int64_t key) const {
-    // Fibonacci hashing: consecutive ids land far apart, and the top bits of
-    // the product are the well-mixed ones.
-    return static_cast<std::size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ULL) >> shift_);
-  }
-  void rehash(std::size_t cap) {
-    std::vector<Entry> old;
-    old.swap(slots_);
-    slots_.assign(cap, Entry{0, -1});
-    mask_ = cap - 1;
-    shift_ = 64 - __builtin_ctzll(cap);
-    for (const Entry& e : old)
-      if (e.value >= 0) {
-        std::size_t h = home(e.key);
-        while (slots_[h].value >= 0) h = (h + 1) & mask_;
-        slots_[h] = e;
-      }
-  }
-  // Slot of key's value; an empty slot (value -1) now owned by key if absent.
-  std::int64_t* find_or_claim(std::int64_t key) {
-    std::size_t h = home(key);
-    while (slots_[h].value >= 0) {
-      if (slots_[h].key == key) return &slots_[h].value;
-      h = (h + 1) & mask_;
-    }
-    if (2 * (size_ + 1) > slots_.size()) {  // keep the load at most 1/2
-      rehash(slots_.size() * 2);
-      return find_or_claim(key);
-    }
-    ++size_;
-    slots_[h].key = key;
-    return &slots_[h].value;
-  }
-};
 
 // Direct table over [lo, lo + span).  V = int32 when every position fits:
 // half the footprint, so more of the table stays in cache under random access.

@@ -29,6 +29,7 @@
 
 #include "common/checks.h"
 #include "common/dtype.h"
+#include "common/hash_index.h"  // mix64, the SplitMix64 finalizer
 #include "common/parallel.h"
 #include "common/scratch.h"
 
@@ -38,12 +39,6 @@ namespace weft {
 namespace {
 
 constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ULL;
-
-inline std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 
 // SplitMix64 stream.  The starting point is a hash of (seed, node position), so
 // streams of different nodes start at unrelated points of the 2^64 cycle; a

@@ -51,8 +51,8 @@ py::array segment_reduce(const py::array& data, const py::array& ids, const std:
                   static_cast<std::int64_t>(key[bad + 1]));
     if (N > 0 && key[0] < 0)
       index_error(op, "segment_ids[0] = ", static_cast<std::int64_t>(key[0]), " is negative; ids must be >= 0");
-    const std::int64_t R = N > 0 ? static_cast<std::int64_t>(key[N - 1]) + 1 : 0;
-    out = new_rows(data.dtype(), R, F);
+    const std::int64_t R = N > 0 ? checked_add(static_cast<std::int64_t>(key[N - 1]), 2, op, "the segment count + 1") - 1 : 0;
+    out = new_rows(data.dtype(), R, F, op);
     py::array rp(py::dtype::of<std::int64_t>(), std::vector<py::ssize_t>{static_cast<py::ssize_t>(R + 1)});
     std::int64_t* rowptr = data_of<std::int64_t>(rp);
     Csr<I> csr;

@@ -337,7 +337,7 @@ struct RowSelect {
 
   const real_t* operator()(std::int64_t s, std::uint64_t& bad) const {
     const bool hit = static_cast<std::uint64_t>(s) < n;
-    bad |= static_cast<std::uint64_t>(s + 1) > n;
+    bad |= static_cast<std::uint64_t>(s) + 1 > n;  // unsigned: -1 -> 0, and s + 1 cannot overflow
     const std::uintptr_t mask = std::uintptr_t{0} - static_cast<std::uintptr_t>(hit);
     const std::uintptr_t row = base + static_cast<std::uintptr_t>(s) * row_bytes;  // wraps harmlessly when masked off
     return reinterpret_cast<const real_t*>((row & mask) | (zero & ~mask));
@@ -355,7 +355,7 @@ void check_pick_args(const py::array& values, const char* vname, const py::array
 template <class slot_t>
 std::int64_t first_bad_slot(const slot_t* sl, std::int64_t b, std::int64_t e, std::int64_t n) {
   for (std::int64_t k = b; k < e; ++k)
-    if (static_cast<std::uint64_t>(static_cast<std::int64_t>(sl[k]) + 1) > static_cast<std::uint64_t>(n)) return k;
+    if (static_cast<std::uint64_t>(static_cast<std::int64_t>(sl[k])) + 1 > static_cast<std::uint64_t>(n)) return k;
   return -1;
 }
 

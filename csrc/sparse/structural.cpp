@@ -30,6 +30,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/checked_math.h"
 #include "common/checks.h"
 #include "common/dtype.h"
 #include "common/parallel.h"
@@ -53,30 +54,50 @@ void check_index_array(const py::array& a, const char* op, const char* name) {
   check_contiguous(a, op, name);
 }
 
-// `nblocks` row-pointer blocks of `nrows` + 1 entries, each starting at 0 and not
-// decreasing; their last entries add up to nnz.  Returns each block's offset into cols.
+// `nblocks` row-pointer blocks of `nrows` + 1 entries, each starting at 0, not
+// decreasing and ending at most at nnz; their last entries add up to nnz.  Returns
+// each block's offset into cols.  Every block's end is compared with nnz before it
+// is added, so the running offset stays in [0, nnz] and never wraps (crafted blocks
+// whose ends sum to 2^64 once passed as nnz = 0).  The caller has checked that
+// nblocks * (nrows + 1) entries exist.
 template <class index_t>
 std::vector<std::int64_t> check_block_crows(const index_t* cr, std::int64_t nblocks, std::int64_t nrows,
                                             std::int64_t nnz, const char* op, const char* what = "cols") {
   std::vector<std::int64_t> off(static_cast<std::size_t>(nblocks) + 1, 0);
-  std::int64_t bad = -1, first = 0;
+  enum { kOk, kFirst, kDecreasing, kPastEnd, kTotal } fault = kOk;
+  std::int64_t bad = -1;
   {
     py::gil_scoped_release nogil;
-    for (std::int64_t b = 0; b < nblocks && bad < 0; ++b) {
-      const index_t* c = cr + b * (nrows + 1);
-      if (c[0] != 0) { bad = b * (nrows + 1); first = 1; break; }
+    for (std::int64_t b = 0; b < nblocks; ++b) {
+      const std::int64_t base = b * (nrows + 1);
+      const index_t* c = cr + base;
+      if (c[0] != 0) { fault = kFirst; bad = base; break; }
       for (std::int64_t r = 0; r < nrows; ++r)
-        if (c[r + 1] < c[r]) { bad = b * (nrows + 1) + r + 1; break; }
-      off[static_cast<std::size_t>(b) + 1] = off[static_cast<std::size_t>(b)] + static_cast<std::int64_t>(c[nrows]);
+        if (c[r + 1] < c[r]) { fault = kDecreasing; bad = base + r + 1; break; }
+      if (fault != kOk) break;
+      const std::int64_t last = static_cast<std::int64_t>(c[nrows]);
+      if (last > nnz) { fault = kPastEnd; bad = base + nrows; break; }
+      // off[b] <= nnz and last <= nnz: the sum cannot wrap
+      off[static_cast<std::size_t>(b) + 1] = off[static_cast<std::size_t>(b)] + last;
+      if (off[static_cast<std::size_t>(b) + 1] > nnz) { fault = kTotal; bad = b; break; }
     }
   }
-  if (bad >= 0 && first)
-    value_error(op, "crows[", bad, "] = ", static_cast<std::int64_t>(cr[bad]), ", expected 0 (every batch's row "
-                "pointers start at 0)");
-  if (bad >= 0)
-    value_error(op, "crows must be non-decreasing within each batch, but crows[", bad, "] = ",
-                static_cast<std::int64_t>(cr[bad]), " < crows[", bad - 1, "] = ",
-                static_cast<std::int64_t>(cr[bad - 1]));
+  switch (fault) {
+    case kFirst:
+      value_error(op, "crows[", bad, "] = ", static_cast<std::int64_t>(cr[bad]), ", expected 0 (every batch's row "
+                  "pointers start at 0)");
+    case kDecreasing:
+      value_error(op, "crows must be non-decreasing within each batch, but crows[", bad, "] = ",
+                  static_cast<std::int64_t>(cr[bad]), " < crows[", bad - 1, "] = ",
+                  static_cast<std::int64_t>(cr[bad - 1]));
+    case kPastEnd:
+      value_error(op, "crows[", bad, "] = ", static_cast<std::int64_t>(cr[bad]), ": the row pointers describe ",
+                  static_cast<std::int64_t>(cr[bad]), " stored entries but ", what, " has ", nnz);
+    case kTotal:
+      value_error(op, "the row pointers of batches 0..", bad, " describe ", off[static_cast<std::size_t>(bad) + 1],
+                  " stored entries but ", what, " has ", nnz);
+    case kOk: break;
+  }
   if (off.back() != nnz)
     value_error(op, "the row pointers describe ", off.back(), " stored entries but ", what, " has ", nnz);
   return off;
@@ -102,9 +123,10 @@ py::tuple csr_slice(const py::array& crows, const py::array& cols, const std::ve
                   ", size ", shape[d]);
   }
   const std::int64_t B = shape[0], M = shape[1], N = shape[2], nnz = cols.shape(0);
-  if (crows.shape(0) != B * (M + 1))
+  const std::int64_t need = checked_mul(B, checked_add(M, 1, op, "M+1"), op, "B*(M+1)");
+  if (crows.shape(0) != need)
     value_error(op, "crows has ", crows.shape(0), " entries but a [", B, ", ", M, ", ", N, "] tensor needs ",
-                B * (M + 1), " (B*(M+1))");
+                need, " (B*(M+1))");
   const std::int64_t b0 = starts[0], r0 = starts[1], c0 = starts[2];
   const std::int64_t nb = ends[0] - b0, nr = ends[1] - r0;
   const std::int64_t c1 = ends[2];

@@ -338,3 +338,40 @@ def test_malformed_input_raises():
         G.send_ue_recv(x, T([[1.0]]), T([5]), T([0]))
     with pytest.raises(ValueError, match="same shape"):
         G.send_uv(x, x, T([0, 1]), T([0]))
+
+
+# ---------------------------------------------------------------------------------
+# huge broadcast feature shapes (issue 16, item 18)
+
+def test_empty_inputs_with_a_huge_broadcast_feature_shape_allocate_nothing():
+    # [0, 65536, 1] x [0, 1, 65536] broadcasts to 2**32 features: the general-layout
+    # offset tables (2 x 2**32 int64 = 64 GB) were built although no message exists
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    x, y = weft.zeros([0, 65536, 1]), weft.zeros([0, 1, 65536])
+    e = weft.to_tensor(np.zeros(0, np.int64))
+    assert G.send_ue_recv(x, y, e, e).shape == [0, 65536, 65536]
+    assert G.send_uv(x, y, e, e, "mul").shape == [0, 65536, 65536]
+    # ru_maxrss is in KiB on Linux: less than 64 MiB grew (the tables alone were 64 GiB)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 * 1024
+
+
+@pytest.mark.parametrize("xs, ys", [([2 ** 32, 1], [1, 2 ** 32]), ([2 ** 62, 1], [1, 4]),
+                                    ([2 ** 31, 2 ** 31, 4], [1, 1, 1])])
+def test_broadcast_feature_size_that_wraps_is_an_error(xs, ys):
+    a = np.zeros((1, 1), np.float32)
+    i = np.zeros(1, np.int64)
+    with pytest.raises(ValueError, match=r"send_uv: the (broadcast )?feature size.* does not fit in int64"):
+        _C.graph_edge_messages(a, a, i, i, "add", xs, ys, None, "send_uv")
+    with pytest.raises(ValueError, match=r"send_ue_recv: the (broadcast )?feature size.* does not fit in int64"):
+        _C.graph_send_ue_recv(a, a, i, i, 1, "add", "sum", xs, ys, "send_ue_recv")
+
+
+def test_general_layout_still_broadcasts_when_edges_exist():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 2, 1))
+    y = rng.standard_normal((4, 1, 3))
+    src, dst = np.array([0, 1, 2, 0]), np.array([1, 1, 0, 2])
+    got = G.send_uv(weft.to_tensor(x), weft.to_tensor(y), weft.to_tensor(src), weft.to_tensor(dst), "add")
+    np.testing.assert_allclose(got.numpy(), x[src] + y[dst])

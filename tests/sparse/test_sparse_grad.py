@@ -175,3 +175,23 @@ def test_hook_on_sparse_non_leaf_sees_a_sparse_gradient():
     s.register_hook(lambda g: g.values() * 0.0)
     S.sin(s).values().sum().backward()
     np.testing.assert_array_equal(d.grad.numpy(), np.zeros((3, 3)))
+
+
+def test_to_sparse_csr_with_grad_reuses_the_kernel_sums():
+    # issue 16 item 22: the differentiable conversion takes the coalesce kernel's sums
+    # (no second scatter); they equal the sums without gradients bit for bit, and the
+    # gradient of every duplicate is that of its slot
+    rng = np.random.default_rng(7)
+    idx = rng.integers(0, 5, (2, 40))
+    vals = rng.standard_normal(40)
+    plain = weft.sparse.sparse_coo_tensor(idx, vals, [5, 5]).to_sparse_csr()
+    x = weft.sparse.sparse_coo_tensor(idx, vals, [5, 5], stop_gradient=False)
+    y = x.to_sparse_csr()
+    np.testing.assert_array_equal(y.values().numpy(), plain.values().numpy())
+    np.testing.assert_array_equal(y.cols().numpy(), plain.cols().numpy())
+    w = rng.standard_normal(y.nnz())
+    (y.values() * weft.to_tensor(w)).sum().backward()
+    slot = {(r, c): k for k, (r, c) in enumerate(zip(np.repeat(np.arange(5), np.diff(y.crows().numpy())),
+                                                     y.cols().numpy()))}
+    want = np.array([w[slot[(r, c)]] for r, c in idx.T])
+    np.testing.assert_array_equal(x.grad.values().numpy(), want)

@@ -36,6 +36,7 @@ from .convert import (batched_crows, crows_from_rows, global_crows, _prod, coale
                       csr_linear, values)
 from .tensor import (SparseCooTensor, SparseCsrTensor, UnsupportedDtypeError, SparseBase,
                      wrap_coo, wrap_csr)
+from ._guard import public
 
 _HAS_NATIVE = hasattr(_C, "sparse_csr_merge")
 _INT32_MAX = 2 ** 31 - 1
@@ -315,6 +316,7 @@ def _m():
 # public functions
 
 
+@public
 def add(x, y, name=None):
     """Element-wise ``x + y`` of two sparse tensors of one layout, shape and dtype.
 
@@ -356,6 +358,7 @@ def _add_bias(x, y, op):
     return xc._with_values(_m().add(values(xc), y))
 
 
+@public
 def subtract(x, y, name=None):
     """Element-wise ``x - y`` of two sparse tensors (union pattern, stored zeros kept).
 
@@ -372,6 +375,7 @@ def subtract(x, y, name=None):
     return _binary(x, y, op, None, sign=-1)
 
 
+@public
 def multiply(x, y, name=None):
     """Element-wise ``x * y``; ``y`` sparse (same layout, shape, dtype) or a Python number.
 
@@ -393,6 +397,7 @@ def multiply(x, y, name=None):
     return _binary(x, y, op, _m().multiply)
 
 
+@public
 def divide(x, y, name=None):
     """Element-wise ``x / y``; ``y`` sparse (same layout, shape, dtype) or a Python number.
 
@@ -428,6 +433,7 @@ def _float_values(x):
     return v
 
 
+@public
 def prune(x, tol=0.0, name=None):
     """**weft+** Drop the stored entries of sparse ``x`` whose magnitude is ``<= tol``.
 

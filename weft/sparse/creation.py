@@ -16,6 +16,7 @@ from ..core.convert import register_tensor_converter
 from ..core.tensor import Tensor
 from . import _kernels as K
 from .tensor import SparseCooTensor, new_coo, new_csr, SparseBase
+from ._guard import public
 
 _INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
@@ -258,7 +259,27 @@ def _check_crows(cr, b, m, nnz, op):
             pos = bb * (m + 1) + r + 1
             raise ValueError(f"{op}: crows must be non-decreasing, but crows[{pos}] = "
                              f"{int(cr[pos])} < crows[{pos - 1}] = {int(cr[pos - 1])}")
-    total = int(c[:, -1].astype(np.int64).sum()) if b else 0
+    if b:
+        # Each batch's end is checked against nnz before the ends are added, so the
+        # running total below stays within [0, 2 * nnz] and cannot wrap in int64
+        # (crafted ends summing to 2**64 once passed as nnz = 0 and crashed slicing).
+        ends = c[:, -1].astype(np.int64)
+        over = ends > nnz
+        if bool(over.any()):
+            bb = int(xp.argmax(over))
+            raise ValueError(f"{op}: crows[{bb * (m + 1) + m}] = {int(ends[bb])} (the end of "
+                             f"batch {bb}'s row pointers) is larger than the number of "
+                             f"non-zero ({nnz})")
+        run = xp.cumsum(ends)
+        past = run > nnz
+        if bool(past.any()):
+            bb = int(xp.argmax(past))
+            raise ValueError(f"{op}: the sum of the last value of each batch's crows must be "
+                             f"equal the number of non-zero ({nnz}), but batches 0..{bb} "
+                             "already describe more")
+        total = int(run[-1])
+    else:
+        total = 0
     if total != nnz:
         what = "the last value of crows" if b <= 1 else "the sum of the last value of each " \
             "batch's crows"
@@ -321,6 +342,7 @@ def from_scipy(data, dtype=None, place=None, stop_gradient=True):
     return t
 
 
+@public
 def to_scipy(x, name=None):
     """The scipy.sparse array of a 2-D sparse tensor (cupyx.scipy.sparse on GPU).
 

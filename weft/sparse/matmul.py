@@ -33,6 +33,7 @@ from ..core.tensor import Tensor, add_methods
 from . import _kernels as K
 from .convert import global_crows, to_sparse_csr, values
 from .tensor import SparseCooTensor, SparseCsrTensor, UnsupportedDtypeError, SparseBase
+from ._guard import public
 
 _HAS_NATIVE = hasattr(_C, "sparse_spmm")
 _HAS_SPMV = hasattr(_C, "sparse_spmv")
@@ -227,6 +228,7 @@ def dense_arg(t, op, arg):
 # public functions
 
 
+@public
 def matmul(x, y, name=None):
     """Matrix product with a sparse operand: ``x @ y`` (dense unless both are sparse).
 
@@ -279,6 +281,7 @@ def matmul(x, y, name=None):
     return swap_last(reshape(out, y.shape[:-2] + [y.shape[-1], m]))
 
 
+@public
 def mv(x, vec, name=None):
     """Sparse matrix-vector product: 2-D COO/CSR ``x`` [M, N] @ dense ``vec`` [N] -> [M].
 

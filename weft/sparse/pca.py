@@ -31,6 +31,7 @@ from . import _kernels as K
 from .convert import to_sparse_csr
 from .matmul import matmul
 from .tensor import UnsupportedDtypeError, SparseBase
+from ._guard import public
 
 
 def _int_arg(v, op, arg, lo):
@@ -41,6 +42,7 @@ def _int_arg(v, op, arg, lo):
     return int(v)
 
 
+@public
 def pca_lowrank(x, q=None, center=True, niter=2, name=None):
     """Randomized PCA of a sparse 2-D ``x`` [N, M]: ``(U [N, q], S [q], V [M, q])``.
 

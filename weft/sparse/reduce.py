@@ -19,6 +19,7 @@ from .convert import (crows_from_rows, global_crows, csr_to_coo_indices,
                       gather_rows, scatter_rows, values)
 from .structural import cast_is_additive, sparse_arg
 from .tensor import SparseCooTensor, wrap_coo, wrap_csr
+from ._guard import public
 
 _TO_INT64 = tuple(np.dtype(d) for d in ("bool", "int32", "int64"))
 _INT32_MAX = 2 ** 31 - 1
@@ -129,6 +130,7 @@ def _csr_row_sum(x, v):
                     canonical=True)
 
 
+@public
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     """Sum of sparse ``x`` over ``axis`` (int, list/tuple, or None for all axes).
 

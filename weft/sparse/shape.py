@@ -23,6 +23,7 @@ from .convert import (crows_from_rows, global_crows, _prod, csr_canonical, csr_l
                       gather_rows, values)
 from .structural import csr_from_indices, sparse_arg
 from .tensor import SparseCooTensor, wrap_coo, wrap_csr
+from ._guard import public
 
 _HAS_NATIVE = hasattr(_C, "sparse_csr_slice")
 _INT32_MAX = 2 ** 31 - 1
@@ -98,6 +99,7 @@ def _canonical_csr(out, shape):
 
 
 @aliases(input="x")
+@public
 def reshape(x, shape, name=None):
     """Sparse ``x`` with a new shape (``-1`` infers one axis, ``0`` copies that axis).
 
@@ -182,6 +184,7 @@ def _slice_csr_arrays(crows, cols, shape3, win3):
     return out_crows, (cols[slots] - c0).astype(cols.dtype), slots
 
 
+@public
 def slice(x, axes, starts, ends, name=None):
     """The window ``[starts[i], ends[i])`` of sparse ``x`` along each of ``axes``.
 

@@ -31,6 +31,7 @@ from .convert import batched_crows, coalesce, csr_to_coo_indices, gather_rows, t
 from .matmul import (SDDMM, check_dtypes, check_shapes, _cj, csr_of, dense_arg, NATIVE_VALUES,
                      Plan, plain, plan_of, reshape, swap_last, matmul)
 from .tensor import SparseCooTensor, SparseCsrTensor, SparseBase, wrap_coo, wrap_csr
+from ._guard import public
 
 _HAS_NATIVE = hasattr(_C, "sparse_spgemm")
 _INT32_MAX = 2 ** 31 - 1
@@ -194,6 +195,7 @@ def sparse_matmul(x, y, op="matmul"):
 # masked_matmul
 
 
+@public
 def masked_matmul(x, y, mask, name=None):
     """``x @ y`` computed only at the stored positions of ``mask`` (SDDMM).
 
@@ -254,6 +256,7 @@ def _scaled(t, s):
     return t if isinstance(s, (int, float)) and s == 1 else t * s
 
 
+@public
 def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
     """``beta * input + alpha * (x @ y)`` with a sparse ``x``.
 

@@ -15,6 +15,7 @@ from . import _kernels as K
 from .convert import (merge_values, want_inverse, coalesce, coo_linear, csr_is_canonical,
                       csr_linear, csr_to_coo_indices, gather_rows, values)
 from .tensor import SparseCooTensor, UnsupportedDtypeError, SparseBase, wrap_coo, wrap_csr
+from ._guard import public
 
 _CAST_INDEX = tuple(np.dtype(d) for d in ("int8", "int16", "int32", "int64", "uint8"))
 
@@ -43,6 +44,7 @@ def _perm_arg(perm, ndim, op):
     return out
 
 
+@public
 def transpose(x, perm, name=None):
     """Permute the axes of sparse ``x``.
 
@@ -101,6 +103,7 @@ def csr_from_indices(x, idx, shape):
     return wrap_csr(values(c), crows, xp.ascontiguousarray(ci[2]), shape, canonical=True)
 
 
+@public
 def cast(x, index_dtype=None, value_dtype=None, name=None):
     """Cast the index arrays of sparse ``x`` to ``index_dtype`` and its values to
     ``value_dtype`` (``None`` keeps either). Differentiable in the values.
@@ -163,6 +166,7 @@ def cast_is_additive(src, dst):
     return not (src.kind in "fc" and dst.kind in "iu")
 
 
+@public
 def isnan(x, name=None):
     """Sparse bool tensor (same pattern) telling which stored values are NaN.
 
@@ -200,6 +204,7 @@ def is_same_shape(x, y, name=None):
     return x.shape == y.shape
 
 
+@public
 def mask_as(x, mask, name=None):
     """The entries of dense ``x`` at the stored positions of sparse ``mask``.
 
