@@ -1,0 +1,26 @@
+"""Linear algebra on batches of matrices (``paddle.linalg``), following api-linalg.md.
+
+This first slice holds the solvers and factorisations ``inv``, ``solve``,
+``triangular_solve``, ``cholesky``, ``slogdet``, ``eigh``, ``eigvalsh``, ``svd``,
+``svdvals`` and ``qr`` (batched, numpy-style broadcast of
+solver batch dimensions, real and complex, differentiable to any order) and the
+products re-exported from the top level: ``weft.linalg.matmul is weft.matmul``, and
+likewise ``diagonal``, ``norm`` and ``cross``.
+
+Matrix arguments are ``[*, m, n]`` with any number of leading batch dimensions;
+float16/bfloat16 input is computed in float32 and cast back; integer or bool input
+raises ``weft.UnsupportedDtypeError``.
+
+>>> import weft
+>>> a = weft.to_tensor([[4.0, 2.0], [2.0, 3.0]], dtype="float64")
+>>> weft.linalg.solve(a, weft.linalg.matmul(a, weft.ones([2, 1], dtype="float64"))).tolist()
+[[1.0], [1.0]]
+"""
+from ..ops.products import cross, diagonal, matmul
+from ..ops.reduction.norms import norm
+from ._solvers import cholesky, inv, slogdet, solve, triangular_solve
+from ._qr import qr
+from ._spectral import eigh, eigvalsh, svd, svdvals
+
+__all__ = ["cholesky", "cross", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "norm",
+           "qr", "slogdet", "solve", "svd", "svdvals", "triangular_solve"]
