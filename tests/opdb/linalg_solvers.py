@@ -1,5 +1,6 @@
 """OpInfo entries for weft.linalg's solvers and factorisations (weft/linalg/_solvers.py):
-inv, solve, triangular_solve, cholesky, slogdet, against numpy.linalg / scipy.linalg.
+inv, solve, triangular_solve, cholesky, det, slogdet, against numpy.linalg /
+scipy.linalg.
 
 Matrices are well conditioned by construction (a random matrix plus n·I, or a
 Hermitian one plus n·I for cholesky), so forward and gradient checks are meaningful
@@ -222,6 +223,25 @@ def _slogdet_singular_samples(dtype, rng):
     yield SampleInput(np.array([[1.0, 2.0], [2.0, 4.0]], dtype), name="rank 1")
 
 
+# ---------------------------------------------------------------------------------
+# det
+
+
+def _det_samples(dtype, rng):
+    for shape, name in _SQUARE:
+        yield SampleInput(_a(shape, dtype, rng), name=name)
+
+
+def _det_singular_samples(dtype, rng):
+    """Singular matrices of rank n-1 and n-2 (products of thin factors): det is 0 and
+    its gradient, the conjugate-transposed adjugate, must stay exact."""
+    yield SampleInput((_a((3, 2), dtype, rng) @ _a((2, 3), dtype, rng)).astype(dtype),
+                      name="rank 2 of 3")
+    yield SampleInput((_a((2, 3, 1), dtype, rng) @ _a((2, 1, 3), dtype, rng)).astype(dtype),
+                      name="rank 1 of 3, batch")
+    yield SampleInput(np.zeros((2, 2), dtype), name="zero matrix")
+
+
 OPS = [
     OpInfo("linalg.inv", weft.linalg.inv, np.linalg.inv, _square_samples,
            dtypes=FLOAT_AND_COMPLEX, error_inputs=_inv_errors),
@@ -235,6 +255,13 @@ OPS = [
     OpInfo("linalg.cholesky_triangle_read", weft.linalg.cholesky, _ref_cholesky_direct,
            _cholesky_direct_samples, dtypes=FLOAT_AND_COMPLEX, supports_grad=False,
            error_inputs=_cholesky_errors),
+    OpInfo("linalg.det", weft.linalg.det, np.linalg.det, _det_samples,
+           dtypes=FLOAT_AND_COMPLEX, error_inputs=_square_errors("det")),
+    # the adjugate's SVD form: exact first derivatives at singular input; its second
+    # derivative is not exact where singular values repeat or for complex singular
+    # input (the SVD is not smooth there; documented in weft/linalg/_solvers.py)
+    OpInfo("linalg.det_singular", weft.linalg.det, np.linalg.det, _det_singular_samples,
+           dtypes=FLOAT_AND_COMPLEX, supports_gradgrad=False),
     OpInfo("linalg.slogdet", weft.linalg.slogdet, _ref_slogdet, _slogdet_samples,
            dtypes=FLOAT_AND_COMPLEX, error_inputs=_square_errors("slogdet")),
     OpInfo("linalg.slogdet_singular", weft.linalg.slogdet, _ref_slogdet,

@@ -1,7 +1,7 @@
 """Linear algebra on batches of matrices (``paddle.linalg``), following api-linalg.md.
 
 This first slice holds the solvers and factorisations ``inv``, ``solve``,
-``triangular_solve``, ``cholesky``, ``slogdet``, ``eigh``, ``eigvalsh``, ``svd``,
+``triangular_solve``, ``cholesky``, ``det``, ``slogdet``, ``eigh``, ``eigvalsh``, ``svd``,
 ``svdvals`` and ``qr`` (batched, numpy-style broadcast of
 solver batch dimensions, real and complex, differentiable to any order) and the
 products re-exported from the top level: ``weft.linalg.matmul is weft.matmul``, and
@@ -18,9 +18,9 @@ raises ``weft.UnsupportedDtypeError``.
 """
 from ..ops.products import cross, diagonal, matmul
 from ..ops.reduction.norms import norm
-from ._solvers import cholesky, inv, slogdet, solve, triangular_solve
+from ._solvers import cholesky, det, inv, slogdet, solve, triangular_solve
 from ._qr import qr
 from ._spectral import eigh, eigvalsh, svd, svdvals
 
-__all__ = ["cholesky", "cross", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "norm",
+__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "norm",
            "qr", "slogdet", "solve", "svd", "svdvals", "triangular_solve"]

@@ -12,7 +12,16 @@ for a real loss of complex input the gradient is ``∂L/∂Re + i·∂L/∂Im``)
 ``A = L Lᴴ``                   ``gA = L⁻ᴴ Φ(Lᴴ g) L⁻¹``, ``Φ(M) = ½(tril M + (tril₋₁ M)ᴴ)``,
                                then Hermitian part ``½(gA + gAᴴ)`` (api-linalg.md §2.6)
 ``(s, l) = slogdet(A)``        ``gA = c · A⁻ᴴ``, ``c = Re(g_l) − i·Im(conj(g_s)·s)``
+``d = det(A)``                 ``gA = g · adj(A)ᴴ``
 =============================  ======================================================
+
+``det``'s adjugate is ``det(A)·A⁻¹`` for a well-conditioned A, and for a (nearly)
+singular one the SVD form ``adj(A) = det(U)·det(Vᴴ) · V diag(∏_{j≠i} s_j) Uᴴ``,
+which stays finite at singular A (api-linalg.md §2.5); both are weft ops, so higher
+derivatives follow. Limitation: the SVD is not smooth where singular values repeat
+(rank ≤ n-2: several zeros) nor, for complex input, at a zero singular value (the
+phases of its u and v decouple), so there the *second* derivative of ``det`` is not
+exact; first derivatives are exact at every input.
 
 ``slogdet``'s sign is piecewise constant for real input (no gradient) but a smooth
 phase for complex input, whose gradient is the imaginary part in ``c``.
@@ -23,14 +32,15 @@ import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.args import check_same_place, tensor_arg, xp_of
-from ..ops.creation import tril, triu
+from ..ops.creation import eye, tril, triu
 from ..ops.math.functions import complex as _complex
-from ..ops.math.ufuncs import cj, imag, real
+from ..ops.math.ufuncs import cj, imag, real, where
+from ..ops.reduction.aggregate import prod
 from ..ops.products import _mm, _mT
 from ..ops.shape.views import squeeze, unsqueeze
 from ._common import batch_index, first_failure, lapack_module, matrix_arg, mH, restore
 
-__all__ = ["cholesky", "inv", "slogdet", "solve", "triangular_solve"]
+__all__ = ["cholesky", "det", "inv", "slogdet", "solve", "triangular_solve"]
 
 _NOT_INVERTIBLE = "Input is not invertible"
 
@@ -375,3 +385,58 @@ def slogdet(x, name=None):
     x, back = matrix_arg(x, "slogdet")
     return restore(apply(_slogdet, x), back)
 
+
+
+# ---------------------------------------------------------------------------------
+# det
+
+
+def _det_fwd(a):
+    return xp_of(a).linalg.det(a)
+
+
+_det = Primitive("linalg_det", _det_fwd)
+
+
+def _near_singular(a):
+    """Whether any matrix of ``a`` is singular to working precision (smallest singular
+    value within ``n · eps`` of the largest), where ``det · A⁻¹`` loses accuracy."""
+    d = a._data
+    if d.size == 0:
+        return False
+    s = xp_of(d).linalg.svd(d, compute_uv=False)
+    tol = d.shape[-1] * np.finfo(s.dtype).eps * s[..., 0]
+    return bool((s[..., -1] <= tol).any())
+
+
+def _adjugate(a, d):
+    """``adj(a)`` in weft ops; ``d`` is ``det(a)`` (already computed)."""
+    if not _near_singular(a):
+        return unsqueeze(unsqueeze(d, -1), -1) * apply(_inv, a)
+    from ._spectral import _svd  # noqa: PLC0415 (the SVD module builds on this one)
+    u, s, vh = apply(_svd, a, full=False)
+    n = a.shape[-1]
+    # p_i = ∏_{j≠i} s_j: row i of the matrix holding s with s_i replaced by 1
+    others = prod(where(eye(n, dtype="bool"), 1.0, unsqueeze(s, -2)), axis=-1)
+    phase = apply(_det, u) * apply(_det, vh)
+    vp = mH(vh) * unsqueeze(others, -2).astype(a.dtype)
+    return unsqueeze(unsqueeze(phase, -1), -1) * _mm(vp, mH(u))
+
+
+def _det_vjp(g, d, a):
+    return unsqueeze(unsqueeze(g, -1), -1) * mH(_adjugate(a, d))
+
+
+defvjp(_det, _det_vjp)
+
+
+def det(x, name=None):
+    """The determinant of each square matrix in ``x [*, n, n]``, shape ``[*]`` (the
+    determinant of a 0×0 matrix is 1). The gradient stays finite at singular input.
+
+    >>> import weft
+    >>> round(weft.linalg.det(weft.to_tensor([[1.0, 2.0], [3.0, 4.0]], dtype="float64")).item(), 6)
+    -2.0
+    """
+    x, back = matrix_arg(x, "det")
+    return restore(apply(_det, x), back)
