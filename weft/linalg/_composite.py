@@ -1,0 +1,152 @@
+"""Functions built from other differentiable weft ops (no primitives of their own):
+``matrix_transpose``, ``vecdot``, ``matrix_power``, ``cholesky_solve``,
+``cholesky_inverse``. Their derivatives, of every order, come from the ops used."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..autograd.engine import apply
+from ..core.args import check_same_place, normalize_axis, tensor_arg
+from ..ops.creation import eye
+from ..ops.math.ufuncs import cj
+from ..ops.products import _mm, _mT
+from ..ops.reduction.aggregate import sum as _sum
+from ..ops.shape.views import expand
+from ._common import matrix_arg, mH, restore
+from ._solvers import _tri, inv
+
+__all__ = ["cholesky_inverse", "cholesky_solve", "matrix_power", "matrix_transpose",
+           "vecdot"]
+
+
+def matrix_transpose(x, name=None):
+    """Swap the last two axes of ``x`` (no conjugation); ``x`` must be at least 2-D.
+
+    >>> import weft
+    >>> weft.linalg.matrix_transpose(weft.to_tensor([[1, 2, 3]])).tolist()
+    [[1], [2], [3]]
+    """
+    x = tensor_arg(x, "x", "matrix_transpose")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose: x must be at least 2-D, got shape {x.shape}")
+    return _mT(x)
+
+
+def vecdot(x, y, axis=-1, name=None):
+    """``sum(conj(x) * y, axis)`` with numpy broadcasting (``x`` is conjugated).
+
+    >>> import weft
+    >>> weft.linalg.vecdot(weft.to_tensor([1j, 2]), weft.to_tensor([1j, 1])).item()
+    (3+0j)
+    """
+    x = tensor_arg(x, "x", "vecdot")
+    y = tensor_arg(y, "y", "vecdot")
+    check_same_place(x, y, "vecdot")
+    for t, arg in ((x, "x"), (y, "y")):
+        if t.ndim < 1:
+            raise ValueError(f"vecdot: {arg} must be at least 1-D, got a 0-D Tensor")
+    try:
+        np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+    except ValueError:
+        raise ValueError(f"vecdot: the shapes of x {x.shape} and y {y.shape} do not "
+                         "broadcast") from None
+    prod = cj(x) * y
+    return _sum(prod, axis=normalize_axis(axis, prod.ndim, "vecdot"))
+
+
+def matrix_power(x, n, name=None):
+    """``x`` (square, ``[*, m, m]``) to the integer power ``n``: ``n = 0`` gives the
+    identity, ``n < 0`` the power of the inverse (singular → ``ValueError``).
+
+    >>> import weft
+    >>> a = weft.to_tensor([[1.0, 1.0], [0.0, 1.0]], dtype="float64")
+    >>> weft.linalg.matrix_power(a, 3).tolist()
+    [[1.0, 3.0], [0.0, 1.0]]
+    """
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"matrix_power: n must be a Python int, got {type(n).__name__}")
+    n = int(n)
+    x, back = matrix_arg(x, "matrix_power")
+    if n == 0:
+        m = x.shape[-1]
+        return restore(expand(eye(m, dtype=x._data.dtype), x.shape), back)
+    if n < 0:
+        x, n = inv(x), -n
+    # binary powering: about 2·log2(n) products
+    result, base = None, x
+    while n:
+        if n & 1:
+            result = base if result is None else _mm(result, base)
+        n >>= 1
+        if n:
+            base = _mm(base, base)
+    return restore(result, back)
+
+
+def _cholesky_args(b, factor, op, b_arg, f_arg):
+    factor_t, back = matrix_arg(factor, op, f_arg)
+    b = tensor_arg(b, b_arg, op)
+    if b.ndim < 2:
+        raise ValueError(f"{op}: the rank of input {b_arg} must be greater than or equal "
+                         f"to 2, got shape {b.shape}")
+    b, _ = matrix_arg(b, op, b_arg, square=False)
+    check_same_place(b, factor_t, op)
+    if b._data.dtype != factor_t._data.dtype:
+        raise TypeError(f"{op}: {b_arg} and {f_arg} must have the same dtype, got "
+                        f"{b._data.dtype.name} and {factor_t._data.dtype.name}")
+    if b.shape[-2] != factor_t.shape[-1]:
+        raise ValueError(f"{op}: {b_arg} must have {factor_t.shape[-1]} rows to match "
+                         f"{f_arg} of shape {factor_t.shape}, got shape {b.shape}")
+    return b, factor_t, back
+
+
+def _chol_solve(b, c, upper):
+    """``(C Cᴴ)⁻¹ b`` for lower C, ``(Cᴴ C)⁻¹ b`` for upper C: two triangular solves."""
+    if upper:    # Cᴴ z = b, then C x = z
+        z = _tri_apply(cj(c), b, upper=True, transpose=True)
+        return _tri_apply(c, z, upper=True, transpose=False)
+    z = _tri_apply(c, b, upper=False, transpose=False)        # C z = b
+    return _tri_apply(cj(c), z, upper=False, transpose=True)  # Cᴴ x = z
+
+
+def _tri_apply(a, b, *, upper, transpose):
+    return apply(_tri, a, b, upper=upper, transpose=transpose, unit=False)
+
+
+def cholesky_solve(x, y, upper=False, name=None):
+    """Solve ``A X = x`` where ``A = y yᴴ`` (``upper=False``) or ``yᴴ y`` (``upper=True``):
+    **x is the right-hand side** ``[*, m, k]`` and **y the Cholesky factor** ``[*, m, m]``
+    (only its lower/upper triangle is read). Batch dimensions broadcast.
+
+    >>> import weft
+    >>> l = weft.to_tensor([[2.0, 0.0], [1.0, 1.0]], dtype="float64")   # A = [[4, 2], [2, 2]]
+    >>> weft.linalg.cholesky_solve(weft.to_tensor([[6.0], [4.0]], dtype="float64"), l).tolist()
+    [[1.0], [1.0]]
+    """
+    b, c, back = _cholesky_args(x, y, "cholesky_solve", "x", "y")
+    try:
+        np.broadcast_shapes(tuple(b.shape[:-2]), tuple(c.shape[:-2]))
+    except ValueError:
+        raise ValueError(f"cholesky_solve: the batch dimensions of x {b.shape[:-2]} and y "
+                         f"{c.shape[:-2]} do not broadcast") from None
+    return restore(_chol_solve(b, c, bool(upper)), back)
+
+
+def cholesky_inverse(x, upper=False, name=None):
+    """``(L Lᴴ)⁻¹`` for a lower Cholesky factor ``x [*, n, n]`` (``(Uᴴ U)⁻¹`` with
+    ``upper=True``): the inverse of the matrix ``x`` factors.
+
+    >>> import weft
+    >>> l = weft.to_tensor([[2.0, 0.0], [0.0, 1.0]], dtype="float64")
+    >>> weft.linalg.cholesky_inverse(l).tolist()
+    [[0.25, 0.0], [0.0, 1.0]]
+    """
+    c, back = matrix_arg(x, "cholesky_inverse")
+    n = c.shape[-1]
+    ident = expand(eye(n, dtype=c._data.dtype), c.shape)
+    r = _chol_solve(ident, c, bool(upper))
+    # the exact inverse is Hermitian; average out the rounding of the two solves
+    return restore((r + mH(r)) * 0.5, back)
+
