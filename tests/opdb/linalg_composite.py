@@ -1,6 +1,6 @@
 """OpInfo entries for the weft.linalg functions built from other ops
 (weft/linalg/_composite.py): matrix_transpose, vecdot, matrix_power, cholesky_solve,
-cholesky_inverse, against numpy."""
+cholesky_inverse, pinv, matrix_rank, against numpy."""
 import numpy as np
 
 import weft
@@ -114,6 +114,75 @@ def _chol_inv_errors(rng):
                      "cholesky_inverse: x must be a batch of square matrices")
 
 
+def _pinv_samples(dtype, rng):
+    for shape in ((4, 3), (3, 4), (2, 3, 3), (2, 1, 2, 3), (0, 3), (2, 3, 0)):
+        yield SampleInput(_a(shape, dtype, rng), name=str(shape))
+    yield SampleInput(_a((2, 3, 3), dtype, rng), rcond=1e-3, name="rcond")
+
+
+def _ref_pinv(x, rcond=1e-15, hermitian=False):
+    if hermitian:
+        x = _ref_herm(x)
+    if x.size == 0:
+        return np.zeros(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype)
+    return np.linalg.pinv(x, rcond=rcond, hermitian=hermitian).astype(x.dtype)
+
+
+def _ref_herm(x):
+    return ((x + _mH(x)) * 0.5).astype(x.dtype)
+
+
+def _pinv_herm(x, rcond=1e-15, hermitian=True):
+    perm = list(range(x.ndim))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return weft.linalg.pinv((x + weft.conj(x.transpose(perm))) * 0.5, rcond, hermitian)
+
+
+def _pinv_herm_samples(dtype, rng):
+    for shape in ((3, 3), (2, 2, 2)):
+        yield SampleInput(_a(shape, dtype, rng), hermitian=True, name=str(shape))
+
+
+def _pinv_rank_deficient(dtype, rng):
+    low = (_a((2, 4, 2), dtype, rng) @ _a((2, 2, 3), dtype, rng)).astype(dtype)
+    yield SampleInput(low, rcond=1e-8, name="rank 2 of 3")
+    yield SampleInput(np.zeros((2, 3), dtype), name="zero")
+    yield SampleInput(low, rcond=np.array([1e-8, 0.5]), name="rcond per batch")
+
+
+def _ref_rank(x, tol=None, hermitian=False, atol=None, rtol=None):
+    if x.size == 0:
+        return np.zeros(x.shape[:-2], np.int64)
+    if atol is not None or rtol is not None:
+        s = np.abs(np.linalg.eigvalsh(x)) if hermitian else np.linalg.svd(x, compute_uv=False)
+        a = 0.0 if atol is None else atol
+        r = rtol if rtol is not None else (max(x.shape[-2:]) * np.finfo(s.dtype).eps
+                                           if a <= 0 else 0.0)
+        thr = np.maximum(a, r * s.max(-1))
+        return (s > thr[..., None]).sum(-1).astype(np.int64)
+    return np.asarray(np.linalg.matrix_rank(x, tol=tol, hermitian=hermitian), np.int64)
+
+
+def _rank_samples(dtype, rng):
+    low = (_a((3, 4, 2), dtype, rng) @ _a((3, 2, 3), dtype, rng)).astype(dtype)
+    yield SampleInput(low, name="rank 2")
+    yield SampleInput(_a((4, 3), dtype, rng), name="full")
+    yield SampleInput(low, tol=0.5, name="tol")
+    yield SampleInput(low, atol=0.5, rtol=0.01, name="atol rtol")
+    yield SampleInput(low, atol=0.5, name="atol")
+    yield SampleInput(np.zeros((2, 2), dtype), name="zero")
+    yield SampleInput(_ref_herm(_a((2, 3, 3), dtype, rng)), hermitian=True, name="hermitian")
+    yield SampleInput(_a((0, 3), dtype, rng), name="empty")
+
+
+def _rank_errors(rng):
+    x = _a((3, 3), "float64", rng)
+    yield ErrorInput(SampleInput(x, tol=0.1, atol=0.1), ValueError,
+                     "Only support to use tol alone or use atol and rtol without tol")
+    yield ErrorInput(SampleInput(_a((3,), "float64", rng)), ValueError,
+                     "matrix_rank: x must be a batch of matrices")
+
+
 OPS = [
     OpInfo("linalg.matrix_transpose", weft.linalg.matrix_transpose,
            lambda x: np.swapaxes(x, -1, -2), _transpose_samples,
@@ -126,4 +195,14 @@ OPS = [
            _chol_solve_samples, dtypes=FLOAT_AND_COMPLEX, error_inputs=_chol_solve_errors),
     OpInfo("linalg.cholesky_inverse", weft.linalg.cholesky_inverse, _ref_chol_inv,
            _chol_inv_samples, dtypes=FLOAT_AND_COMPLEX, error_inputs=_chol_inv_errors),
+    OpInfo("linalg.pinv", weft.linalg.pinv, _ref_pinv, _pinv_samples,
+           dtypes=FLOAT_AND_COMPLEX),
+    OpInfo("linalg.pinv_hermitian", _pinv_herm, _ref_pinv, _pinv_herm_samples,
+           dtypes=FLOAT_AND_COMPLEX),
+    # truncated singular values: forward only (the gradient assumes a locally constant
+    # rank, which a finite-difference check across the cut-off does not respect)
+    OpInfo("linalg.pinv_rank_deficient", weft.linalg.pinv, _ref_pinv, _pinv_rank_deficient,
+           dtypes=FLOAT_AND_COMPLEX, supports_grad=False),
+    OpInfo("linalg.matrix_rank", weft.linalg.matrix_rank, _ref_rank, _rank_samples,
+           dtypes=FLOAT_AND_COMPLEX, supports_grad=False, error_inputs=_rank_errors),
 ]

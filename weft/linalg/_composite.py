@@ -1,6 +1,6 @@
 """Functions built from other differentiable weft ops (no primitives of their own):
 ``matrix_transpose``, ``vecdot``, ``matrix_power``, ``cholesky_solve``,
-``cholesky_inverse``. Their derivatives, of every order, come from the ops used."""
+``cholesky_inverse``, ``pinv``, and ``matrix_rank`` (not differentiable). Their derivatives, of every order, come from the ops used."""
 from __future__ import annotations
 
 import numbers
@@ -8,17 +8,18 @@ import numbers
 import numpy as np
 
 from ..autograd.engine import apply
-from ..core.args import check_same_place, normalize_axis, tensor_arg
-from ..ops.creation import eye
-from ..ops.math.ufuncs import cj
+from ..core.args import check_same_place, normalize_axis, tensor_arg, xp_of
+from ..core.tensor import Tensor
+from ..ops.creation import eye, zeros
+from ..ops.math.ufuncs import abs as abs_, cj, where
 from ..ops.products import _mm, _mT
 from ..ops.reduction.aggregate import sum as _sum
-from ..ops.shape.views import expand
+from ..ops.shape.views import expand, unsqueeze
 from ._common import matrix_arg, mH, restore
 from ._solvers import _tri, inv
 
-__all__ = ["cholesky_inverse", "cholesky_solve", "matrix_power", "matrix_transpose",
-           "vecdot"]
+__all__ = ["cholesky_inverse", "cholesky_solve", "matrix_power", "matrix_rank",
+           "matrix_transpose", "pinv", "vecdot"]
 
 
 def matrix_transpose(x, name=None):
@@ -150,3 +151,86 @@ def cholesky_inverse(x, upper=False, name=None):
     # the exact inverse is Hermitian; average out the rounding of the two solves
     return restore((r + mH(r)) * 0.5, back)
 
+
+
+def _rcond_cutoff(rcond, top, op):
+    """``rcond · top`` with ``rcond`` a float or a Tensor broadcast to the batch."""
+    if isinstance(rcond, Tensor) or np.ndim(rcond) > 0:
+        rcond = tensor_arg(rcond, "rcond", op)
+        return unsqueeze(rcond.astype(top.dtype), -1) * top
+    return float(rcond) * top
+
+
+def pinv(x, rcond=1e-15, hermitian=False, name=None):
+    """Moore–Penrose pseudo-inverse ``[*, n, m]`` of ``x [*, m, n]`` via the SVD (or,
+    with ``hermitian=True``, the eigendecomposition of the lower triangle). Singular
+    values at most ``rcond · σ_max`` (``rcond`` a float or a Tensor broadcast to the
+    batch) are treated as 0. The gradient assumes the rank is locally constant.
+
+    >>> import weft
+    >>> a = weft.to_tensor([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]], dtype="float64")
+    >>> weft.linalg.pinv(a).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.5, 0.0]]
+    """
+    from ._spectral import eigh, svd  # noqa: PLC0415
+    x, back = matrix_arg(x, "pinv", square=bool(hermitian))
+    m, n = x.shape[-2], x.shape[-1]
+    if min(m, n) == 0:
+        return restore(zeros(x.shape[:-2] + [n, m], dtype=x._data.dtype), back)
+    if hermitian:
+        w, v = eigh(x)
+        mag = abs_(w)
+        keep = mag > _rcond_cutoff(rcond, mag.max(axis=-1, keepdim=True), "pinv")
+        inv_w = where(keep, 1.0 / where(keep, w, 1.0), 0.0)
+        r = _mm(v * unsqueeze(inv_w, -2).astype(x._data.dtype), mH(v))
+    else:
+        u, s, vh = svd(x)
+        keep = s > _rcond_cutoff(rcond, s[..., :1], "pinv")
+        inv_s = where(keep, 1.0 / where(keep, s, 1.0), 0.0)
+        r = _mm(mH(vh) * unsqueeze(inv_s, -2).astype(x._data.dtype), mH(u))
+    return restore(r, back)
+
+
+def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
+    """The numerical rank (int64 ``[*]``) of ``x [*, m, n]``: the number of singular
+    values (absolute eigenvalues of the lower triangle with ``hermitian=True``) above
+    the threshold: ``tol`` alone, or ``max(atol, rtol · σ_max)`` (missing ``atol`` = 0,
+    missing ``rtol`` = ``max(m, n) · eps`` when ``atol`` is None or ≤ 0, else 0), or
+    by default ``σ_max · max(m, n) · eps``. Not differentiable.
+
+    >>> import weft
+    >>> weft.linalg.matrix_rank(weft.to_tensor([[1.0, 2.0], [2.0, 4.0]])).item()
+    1
+    """
+    op = "matrix_rank"
+    if tol is not None and (atol is not None or rtol is not None):
+        raise ValueError(f"{op}: Only support to use tol alone or use atol and rtol without "
+                         "tol")
+    x, _ = matrix_arg(x, op, square=False)
+    if hermitian and x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{op}: with hermitian=True x must be square, got shape {x.shape}")
+    d = x._data
+    xp = xp_of(d)
+    m, n = d.shape[-2], d.shape[-1]
+    if min(m, n) == 0:
+        return Tensor._wrap(xp.zeros(d.shape[:-2], dtype=np.int64))
+    s = xp.abs(xp.linalg.eigvalsh(d)) if hermitian else xp.linalg.svd(d, compute_uv=False)
+    top = s.max(axis=-1)
+
+    def value(t):   # a float, or a Tensor / array broadcast to the batch
+        if isinstance(t, Tensor):
+            return t._data.astype(s.dtype)
+        return xp.asarray(t, dtype=s.dtype)
+
+    if tol is not None:
+        thr = xp.broadcast_to(xp.asarray(value(tol), dtype=s.dtype), top.shape)
+    else:
+        eps_rtol = max(m, n) * np.finfo(s.dtype).eps
+        a = 0.0 if atol is None else value(atol)
+        if rtol is None:
+            # per matrix: the default relative cut-off applies where atol is not positive
+            r = eps_rtol if atol is None else xp.where(xp.asarray(a) <= 0, eps_rtol, 0.0)
+        else:
+            r = value(rtol)
+        thr = xp.maximum(xp.asarray(a, dtype=s.dtype), xp.asarray(r, dtype=s.dtype) * top)
+    return Tensor._wrap(xp.asarray((s > thr[..., None]).sum(axis=-1), dtype=np.int64))
