@@ -116,3 +116,10 @@ def test_solve_out():
     r = L.solve(a, weft.to_tensor(np.array([2.0, 4.0])), out=out)
     assert r is out
     assert out.tolist() == [1.0, 1.0]
+
+
+def test_multi_dot_order_is_cost_optimal():
+    # CLRS 15.2: chain 30x35, 35x15, 15x5, 5x10, 10x20, 20x25 -> ((A1(A2A3))((A4A5)A6))
+    from weft.linalg._composite import _chain_order
+    split = _chain_order([30, 35, 15, 5, 10, 20, 25])
+    assert split[0][5] == 2 and split[0][2] == 0 and split[3][5] == 4

@@ -1,6 +1,6 @@
 """OpInfo entries for the weft.linalg functions built from other ops
 (weft/linalg/_composite.py): matrix_transpose, vecdot, matrix_power, cholesky_solve,
-cholesky_inverse, pinv, matrix_rank, against numpy."""
+cholesky_inverse, pinv, matrix_rank, multi_dot, against numpy."""
 import numpy as np
 
 import weft
@@ -183,6 +183,26 @@ def _rank_errors(rng):
                      "matrix_rank: x must be a batch of matrices")
 
 
+def _multi_dot_samples(dtype, rng):
+    yield SampleInput([_a((3, 4), dtype, rng), _a((4, 2), dtype, rng)], name="two")
+    yield SampleInput([_a((5, 1), dtype, rng), _a((1, 6), dtype, rng), _a((6, 2), dtype, rng),
+                       _a((2, 3), dtype, rng)], name="four")
+    yield SampleInput([_a((3,), dtype, rng), _a((3, 4), dtype, rng), _a((4,), dtype, rng)],
+                      name="vector ends")
+    yield SampleInput([_a((3,), dtype, rng), _a((3, 2), dtype, rng)], name="row vector")
+    yield SampleInput([_a((2, 3), dtype, rng), _a((3, 0), dtype, rng), _a((0, 2), dtype, rng)],
+                      name="empty inner")
+
+
+def _multi_dot_errors(rng):
+    f = "float64"
+    yield ErrorInput(SampleInput([_a((2, 2), f, rng)]), ValueError, "should > 1")
+    yield ErrorInput(SampleInput([_a((2, 2), f, rng), _a((2,), f, rng), _a((2, 2), f, rng)]),
+                     ValueError, r"multi_dot: x\[1\] must be 2-D")
+    yield ErrorInput(SampleInput([_a((2, 3), f, rng), _a((2, 2), f, rng)]), ValueError,
+                     "cannot be multiplied")
+
+
 OPS = [
     OpInfo("linalg.matrix_transpose", weft.linalg.matrix_transpose,
            lambda x: np.swapaxes(x, -1, -2), _transpose_samples,
@@ -205,4 +225,6 @@ OPS = [
            dtypes=FLOAT_AND_COMPLEX, supports_grad=False),
     OpInfo("linalg.matrix_rank", weft.linalg.matrix_rank, _ref_rank, _rank_samples,
            dtypes=FLOAT_AND_COMPLEX, supports_grad=False, error_inputs=_rank_errors),
+    OpInfo("linalg.multi_dot", weft.linalg.multi_dot, lambda x: np.linalg.multi_dot(x),
+           _multi_dot_samples, dtypes=FLOAT_AND_COMPLEX, error_inputs=_multi_dot_errors),
 ]

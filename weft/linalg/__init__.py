@@ -3,7 +3,7 @@
 This first slice holds the solvers and factorisations ``inv``, ``solve``,
 ``triangular_solve``, ``cholesky``, ``det``, ``slogdet``, ``eigh``, ``eigvalsh``, ``svd``,
 ``svdvals``, ``qr``, ``cholesky_solve``, ``cholesky_inverse``, ``matrix_power``,
-``matrix_transpose``, ``vecdot``, ``pinv`` and ``matrix_rank`` (batched, numpy-style broadcast of
+``matrix_transpose``, ``vecdot``, ``pinv``, ``multi_dot`` and ``matrix_rank`` (batched, numpy-style broadcast of
 solver batch dimensions, real and complex, differentiable to any order) and the
 products re-exported from the top level: ``weft.linalg.matmul is weft.matmul``, and
 likewise ``diagonal``, ``norm`` and ``cross``.
@@ -21,10 +21,10 @@ from ..ops.products import cross, diagonal, matmul
 from ..ops.reduction.norms import norm
 from ._solvers import cholesky, det, inv, slogdet, solve, triangular_solve
 from ._composite import (cholesky_inverse, cholesky_solve, matrix_power, matrix_rank,
-                         matrix_transpose, pinv, vecdot)
+                         matrix_transpose, multi_dot, pinv, vecdot)
 from ._qr import qr
 from ._spectral import eigh, eigvalsh, svd, svdvals
 
 __all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "cross", "det", "diagonal",
            "eigh", "eigvalsh", "inv", "matmul", "matrix_power", "matrix_rank",
-           "matrix_transpose", "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "triangular_solve", "vecdot"]
+           "matrix_transpose", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "triangular_solve", "vecdot"]

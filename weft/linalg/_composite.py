@@ -1,6 +1,7 @@
 """Functions built from other differentiable weft ops (no primitives of their own):
 ``matrix_transpose``, ``vecdot``, ``matrix_power``, ``cholesky_solve``,
-``cholesky_inverse``, ``pinv``, and ``matrix_rank`` (not differentiable). Their derivatives, of every order, come from the ops used."""
+``cholesky_inverse``, ``pinv``, ``multi_dot``, and ``matrix_rank`` (not
+differentiable). Their derivatives, of every order, come from the ops used."""
 from __future__ import annotations
 
 import numbers
@@ -19,7 +20,7 @@ from ._common import matrix_arg, mH, restore
 from ._solvers import _tri, inv
 
 __all__ = ["cholesky_inverse", "cholesky_solve", "matrix_power", "matrix_rank",
-           "matrix_transpose", "pinv", "vecdot"]
+           "matrix_transpose", "multi_dot", "pinv", "vecdot"]
 
 
 def matrix_transpose(x, name=None):
@@ -234,3 +235,71 @@ def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
             r = value(rtol)
         thr = xp.maximum(xp.asarray(a, dtype=s.dtype), xp.asarray(r, dtype=s.dtype) * top)
     return Tensor._wrap(xp.asarray((s > thr[..., None]).sum(axis=-1), dtype=np.int64))
+
+
+def _chain_order(dims):
+    """Cost-optimal parenthesisation of a matrix chain with shapes ``dims[i] × dims[i+1]``
+    (the classic O(n³) dynamic programme); ``split[i][j]`` is where (i..j) splits."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def multi_dot(x, name=None):
+    """The product of a list of matrices, evaluated in the cheapest order. The first
+    may be 1-D (a row vector) and the last 1-D (a column vector); their axes are
+    removed from the result.
+
+    >>> import weft
+    >>> a = weft.ones([3], dtype="float64")
+    >>> b = weft.ones([3, 4], dtype="float64")
+    >>> weft.linalg.multi_dot([a, b, weft.ones([4], dtype="float64")]).item()
+    12.0
+    """
+    op = "multi_dot"
+    if not isinstance(x, (list, tuple)) or len(x) < 2:
+        n = len(x) if isinstance(x, (list, tuple)) else type(x).__name__
+        raise ValueError(f"{op}: the number of input tensors should > 1, got {n}")
+    ts = [tensor_arg(t, f"x[{i}]", op) for i, t in enumerate(x)]
+    last = len(ts) - 1
+    for i, t in enumerate(ts):
+        ok = t.ndim == 2 or (t.ndim == 1 and i in (0, last))
+        if not ok:
+            raise ValueError(f"{op}: x[{i}] must be 2-D (the first and last may be 1-D), "
+                             f"got shape {t.shape}")
+        check_same_place(ts[0], t, op)
+        if t._data.dtype != ts[0]._data.dtype:
+            raise TypeError(f"{op}: all inputs must have the same dtype, got "
+                            f"{ts[0]._data.dtype.name} and {t._data.dtype.name} (x[{i}])")
+    row, col = ts[0].ndim == 1, ts[-1].ndim == 1
+    if row:
+        ts[0] = unsqueeze(ts[0], 0)
+    if col:
+        ts[-1] = unsqueeze(ts[-1], -1)
+    for i in range(last):
+        if ts[i].shape[1] != ts[i + 1].shape[0]:
+            raise ValueError(f"{op}: x[{i}] of shape {x[i].shape} and x[{i + 1}] of shape "
+                             f"{x[i + 1].shape} cannot be multiplied")
+    split = _chain_order([ts[0].shape[0]] + [t.shape[1] for t in ts])
+
+    def product(i, j):
+        if i == j:
+            return ts[i]
+        k = split[i][j]
+        return _mm(product(i, k), product(k + 1, j))
+
+    r = product(0, last)
+    if col:
+        r = r[..., 0]
+    if row:
+        r = r[0]
+    return r
