@@ -1,6 +1,6 @@
 """OpInfo entries for the weft.linalg functions built from other ops
 (weft/linalg/_composite.py): matrix_transpose, vecdot, matrix_power, cholesky_solve,
-cholesky_inverse, pinv, matrix_rank, multi_dot, against numpy."""
+cholesky_inverse, pinv, matrix_rank, multi_dot, cond, against numpy."""
 import numpy as np
 
 import weft
@@ -203,6 +203,48 @@ def _multi_dot_errors(rng):
                      "cannot be multiplied")
 
 
+_COND_P = (None, 2, -2, "fro", "nuc", 1, -1, np.inf, -np.inf)
+
+
+def _cond_samples(dtype, rng):
+    for p in _COND_P:
+        yield SampleInput(_wc((2, 3, 3), dtype, rng), p, name=f"p={p}")
+    yield SampleInput(_a((3, 4), dtype, rng), None, name="wide, p=None")
+    yield SampleInput(_a((2, 4, 2), dtype, rng), -2, name="tall, p=-2")
+
+
+def _cond_singular_samples(dtype, rng):
+    s = np.stack([np.eye(2), [[1.0, 2.0], [2.0, 4.0]], np.diag([1.0, 0.0])]).astype(dtype)
+    for p in _COND_P:
+        yield SampleInput(s, p, name=f"singular p={p}")
+
+
+def _ref_cond(x, p=None):
+    real = np.finfo(x.dtype).dtype
+    if p in (None, 2, -2):
+        with np.errstate(all="ignore"):
+            return np.asarray(np.linalg.cond(x, p)).astype(real)
+    # numpy's inverse-based cond gives inf for an exactly singular matrix, except for
+    # 'nuc', where the SVD of the NaN inverse fails: one matrix at a time, singular -> inf
+    def one(m):
+        try:
+            np.linalg.inv(m)          # LU with a zero pivot: exactly singular
+        except np.linalg.LinAlgError:
+            return np.inf
+        return np.linalg.cond(m, p)
+
+    return np.asarray([one(m) for m in x.reshape((-1,) + x.shape[-2:])],
+                      real).reshape(x.shape[:-2])
+
+
+def _cond_errors(rng):
+    f = "float64"
+    yield ErrorInput(SampleInput(_a((3, 4), f, rng), "fro"), ValueError,
+                     "cond: x must be a batch of square matrices")
+    yield ErrorInput(SampleInput(_a((3, 3), f, rng), 3), ValueError, "cond: p must be one of")
+    yield ErrorInput(SampleInput(np.zeros((0, 0))), ValueError, "empty matrix")
+
+
 OPS = [
     OpInfo("linalg.matrix_transpose", weft.linalg.matrix_transpose,
            lambda x: np.swapaxes(x, -1, -2), _transpose_samples,
@@ -227,4 +269,8 @@ OPS = [
            dtypes=FLOAT_AND_COMPLEX, supports_grad=False, error_inputs=_rank_errors),
     OpInfo("linalg.multi_dot", weft.linalg.multi_dot, lambda x: np.linalg.multi_dot(x),
            _multi_dot_samples, dtypes=FLOAT_AND_COMPLEX, error_inputs=_multi_dot_errors),
+    OpInfo("linalg.cond", weft.linalg.cond, _ref_cond, _cond_samples,
+           dtypes=FLOAT_AND_COMPLEX, error_inputs=_cond_errors),
+    OpInfo("linalg.cond_singular", weft.linalg.cond, _ref_cond, _cond_singular_samples,
+           dtypes=FLOAT_AND_COMPLEX, supports_grad=False),
 ]

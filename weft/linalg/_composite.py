@@ -1,6 +1,6 @@
 """Functions built from other differentiable weft ops (no primitives of their own):
 ``matrix_transpose``, ``vecdot``, ``matrix_power``, ``cholesky_solve``,
-``cholesky_inverse``, ``pinv``, ``multi_dot``, and ``matrix_rank`` (not
+``cholesky_inverse``, ``pinv``, ``multi_dot``, ``cond``, and ``matrix_rank`` (not
 differentiable). Their derivatives, of every order, come from the ops used."""
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from ..autograd.engine import apply
 from ..core.args import check_same_place, normalize_axis, tensor_arg, xp_of
 from ..core.tensor import Tensor
 from ..ops.creation import eye, zeros
-from ..ops.math.ufuncs import abs as abs_, cj, where
+from ..ops.math.ufuncs import abs as abs_, cj, real, sqrt, where
 from ..ops.products import _mm, _mT
-from ..ops.reduction.aggregate import sum as _sum
+from ..ops.reduction.aggregate import amax, amin, sum as _sum
 from ..ops.shape.views import expand, unsqueeze
 from ._common import matrix_arg, mH, restore
 from ._solvers import _tri, inv
 
-__all__ = ["cholesky_inverse", "cholesky_solve", "matrix_power", "matrix_rank",
+__all__ = ["cholesky_inverse", "cholesky_solve", "cond", "matrix_power", "matrix_rank",
            "matrix_transpose", "multi_dot", "pinv", "vecdot"]
 
 
@@ -303,3 +303,68 @@ def multi_dot(x, name=None):
     if row:
         r = r[0]
     return r
+
+
+def _matrix_norm_for_cond(x, p):
+    """The matrix norms cond needs, each differentiable to every order (the nuclear norm
+    through svdvals, the others through abs, sums and max/min)."""
+    from ._spectral import svdvals  # noqa: PLC0415
+    if p == "fro":
+        return sqrt(_sum(real(x * cj(x)), axis=[-2, -1]))
+    if p == "nuc":
+        return _sum(svdvals(x), axis=-1)
+    a = abs_(x)
+    sums = _sum(a, axis=-2) if p in (1, -1) else _sum(a, axis=-1)
+    return amax(sums, axis=-1) if p > 0 else amin(sums, axis=-1)
+
+
+def cond(x, p=None, name=None):
+    """Condition number of each matrix of ``x [*, m, n]`` (real ``[*]``).
+
+    ``p`` None, 2 or -2: ``σ_max/σ_min`` (-2: ``σ_min/σ_max``) from the singular
+    values, any shape; ``inf`` only where σ_min is exactly 0. ``p`` in 'fro', 'nuc',
+    1, -1, inf, -inf: ``norm(x, p) · norm(inv(x), p)``, square only; ``inf`` for an
+    exactly singular matrix (numpy's convention).
+
+    >>> import weft
+    >>> weft.linalg.cond(weft.to_tensor([[2.0, 0.0], [0.0, 0.5]], dtype="float64")).item()
+    4.0
+    """
+    from ._spectral import svdvals  # noqa: PLC0415
+    valid = p is None or (p in ("fro", "nuc") if isinstance(p, str) else
+                          isinstance(p, numbers.Real) and not isinstance(p, bool)
+                          and p in (2, -2, 1, -1, np.inf, -np.inf))
+    if not valid:
+        raise ValueError(f"cond: p must be one of None, 2, -2, 'fro', 'nuc', 1, -1, inf, "
+                         f"-inf, got {p!r}")
+    x, back = matrix_arg(x, "cond", square=p not in (None, 2, -2))
+    if x._data.size == 0:
+        raise ValueError(f"cond: the condition number of an empty matrix is undefined, "
+                         f"got shape {x.shape}")
+    if p in (None, 2, -2):
+        s = svdvals(x)
+        hi, lo = s[..., 0], s[..., -1]
+        with np.errstate(divide="ignore", invalid="ignore"):   # σ_min = 0 gives inf
+            return restore(lo / hi if p == -2 else hi / lo, back)
+    # exactly singular matrices (LU finds a zero pivot) give inf; the rest use inv
+    d = x._data
+    xp = xp_of(d)
+    n = d.shape[-1]
+    singular = xp.zeros(d.shape[:-2], dtype=bool)
+    flat = d.reshape((-1, n, n))
+    sflat = singular.reshape(-1)
+    try:
+        xp.linalg.inv(d)
+    except np.linalg.LinAlgError:
+        for i in range(flat.shape[0]):
+            try:
+                xp.linalg.inv(flat[i])
+            except np.linalg.LinAlgError:
+                sflat[i] = True
+    if xp is not np:   # cuSOLVER reports a singular matrix as inf/NaN entries
+        sflat |= ~xp.isfinite(xp.linalg.inv(flat)).reshape(flat.shape[0], -1).all(axis=1)
+    mask = Tensor._wrap(singular)
+    ident = eye(n, dtype=d.dtype)
+    safe = where(unsqueeze(unsqueeze(mask, -1), -1), ident, x)
+    r = _matrix_norm_for_cond(safe, p) * _matrix_norm_for_cond(inv(safe), p)
+    return restore(where(mask, float("inf"), r), back)
