@@ -1,6 +1,6 @@
 """OpInfo entries for the weft.linalg functions built from other ops
 (weft/linalg/_composite.py): matrix_transpose, vecdot, matrix_power, cholesky_solve,
-cholesky_inverse, pinv, matrix_rank, multi_dot, cond, against numpy."""
+cholesky_inverse, pinv, matrix_rank, multi_dot, cond, matrix_norm, against numpy."""
 import numpy as np
 
 import weft
@@ -245,6 +245,33 @@ def _cond_errors(rng):
     yield ErrorInput(SampleInput(np.zeros((0, 0))), ValueError, "empty matrix")
 
 
+_MATRIX_P = ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf)
+
+
+def _matrix_norm_samples(dtype, rng):
+    for p in _MATRIX_P:
+        yield SampleInput(_a((2, 3, 4), dtype, rng), p=p, name=f"p={p}")
+    yield SampleInput(_a((3, 2, 4), dtype, rng), p="nuc", axis=[0, 2], name="axis [0, 2]")
+    yield SampleInput(_a((3, 2, 4), dtype, rng), p=1, axis=[2, 0], keepdim=True,
+                      name="axis [2, 0] keepdim")
+    yield SampleInput(_a((2, 3), dtype, rng), p=-2, keepdim=True, name="keepdim 2-D")
+    yield SampleInput(_a((0, 3), dtype, rng), name="empty, fro")
+
+
+def _ref_matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False):
+    return np.asarray(np.linalg.norm(x, ord=p, axis=tuple(axis), keepdims=keepdim)).astype(
+        np.finfo(x.dtype).dtype)
+
+
+def _matrix_norm_errors(rng):
+    f = "float64"
+    yield ErrorInput(SampleInput(_a((3, 3), f, rng), p=0), ValueError,
+                     "matrix_norm: just support p value")
+    yield ErrorInput(SampleInput(_a((3,), f, rng)), ValueError,
+                     "matrix_norm: x must be at least 2-D")
+    yield ErrorInput(SampleInput(_a((3, 3), f, rng), axis=[0, 0]), ValueError, "must differ")
+
+
 OPS = [
     OpInfo("linalg.matrix_transpose", weft.linalg.matrix_transpose,
            lambda x: np.swapaxes(x, -1, -2), _transpose_samples,
@@ -273,4 +300,6 @@ OPS = [
            dtypes=FLOAT_AND_COMPLEX, error_inputs=_cond_errors),
     OpInfo("linalg.cond_singular", weft.linalg.cond, _ref_cond, _cond_singular_samples,
            dtypes=FLOAT_AND_COMPLEX, supports_grad=False),
+    OpInfo("linalg.matrix_norm", weft.linalg.matrix_norm, _ref_matrix_norm,
+           _matrix_norm_samples, dtypes=FLOAT_AND_COMPLEX, error_inputs=_matrix_norm_errors),
 ]
