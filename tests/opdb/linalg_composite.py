@@ -1,6 +1,6 @@
 """OpInfo entries for the weft.linalg functions built from other ops
 (weft/linalg/_composite.py): matrix_transpose, vecdot, matrix_power, cholesky_solve,
-cholesky_inverse, pinv, matrix_rank, multi_dot, cond, matrix_norm, against numpy."""
+cholesky_inverse, pinv, matrix_rank, multi_dot, cond, matrix_norm, vector_norm, against numpy."""
 import numpy as np
 
 import weft
@@ -272,6 +272,39 @@ def _matrix_norm_errors(rng):
     yield ErrorInput(SampleInput(_a((3, 3), f, rng), axis=[0, 0]), ValueError, "must differ")
 
 
+def _vector_norm_samples(dtype, rng):
+    for p in (2.0, 1, 3.5, 0.5, 0, np.inf, -np.inf):
+        yield SampleInput(_a((2, 3, 4), dtype, rng), p=p, name=f"all, p={p}")
+    yield SampleInput(_a((2, 3, 4), dtype, rng), p=3, axis=1, name="axis 1")
+    yield SampleInput(_a((2, 3, 4), dtype, rng), p=2, axis=[0, 2], keepdim=True,
+                      name="two axes keepdim")
+    yield SampleInput(_a((2, 3, 4), dtype, rng), p=np.inf, axis=[-1, 0], name="inf two axes")
+    yield SampleInput(_a((2, 0), dtype, rng), p=2, axis=1, name="empty")
+
+
+def _ref_vector_norm(x, p=2.0, axis=None, keepdim=False):
+    a = np.abs(x)
+    ax = tuple(range(x.ndim)) if axis is None else \
+        tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+    real = np.finfo(x.dtype).dtype
+    if p == np.inf:
+        r = a.max(axis=ax, keepdims=keepdim)
+    elif p == -np.inf:
+        r = a.min(axis=ax, keepdims=keepdim)
+    elif p == 0:
+        r = (a != 0).sum(axis=ax, keepdims=keepdim)
+    else:
+        r = (a ** p).sum(axis=ax, keepdims=keepdim) ** (1.0 / p)
+    return np.asarray(r).astype(real)
+
+
+def _vector_norm_errors(rng):
+    f = "float64"
+    yield ErrorInput(SampleInput(_a((3,), f, rng), p="fro"), ValueError,
+                     "only valid p type is int and float")
+    yield ErrorInput(SampleInput(_a((3, 3), f, rng), axis=[1, 1]), ValueError, "repeated")
+
+
 OPS = [
     OpInfo("linalg.matrix_transpose", weft.linalg.matrix_transpose,
            lambda x: np.swapaxes(x, -1, -2), _transpose_samples,
@@ -302,4 +335,7 @@ OPS = [
            dtypes=FLOAT_AND_COMPLEX, supports_grad=False),
     OpInfo("linalg.matrix_norm", weft.linalg.matrix_norm, _ref_matrix_norm,
            _matrix_norm_samples, dtypes=FLOAT_AND_COMPLEX, error_inputs=_matrix_norm_errors),
+    # p=0 is piecewise constant (gradient 0): checked by the forward test only
+    OpInfo("linalg.vector_norm", weft.linalg.vector_norm, _ref_vector_norm,
+           _vector_norm_samples, dtypes=FLOAT_AND_COMPLEX, error_inputs=_vector_norm_errors),
 ]

@@ -1,13 +1,14 @@
 """Linear algebra on batches of matrices (``paddle.linalg``), following api-linalg.md.
 
-This first slice holds 25 of the spec's 40 functions: the solvers and factorisations
+This first slice holds 26 of the spec's 40 functions: the solvers and factorisations
 ``inv``, ``solve``, ``triangular_solve``, ``cholesky``, ``cholesky_solve``,
 ``cholesky_inverse``, ``det``, ``slogdet``, ``eigh``, ``eigvalsh``, ``svd``, ``svdvals``,
-``qr``, ``pinv``, ``cond``, ``matrix_norm``, ``matrix_power``, ``matrix_rank``, ``multi_dot``,
-``matrix_transpose`` and ``vecdot`` (batched, numpy-style broadcast of solver batch
-dimensions, real and complex, differentiable to any order except ``matrix_rank``), and
-the products re-exported from the top level: ``weft.linalg.matmul is weft.matmul``,
-and likewise ``diagonal``, ``norm`` and ``cross``.
+``qr``, ``pinv``, ``cond``, ``matrix_norm``, ``vector_norm``, ``matrix_power``,
+``matrix_rank``, ``multi_dot``, ``matrix_transpose`` and ``vecdot`` (batched,
+numpy-style broadcast of solver batch dimensions, real and complex, differentiable to
+any order except ``matrix_rank``), and the products re-exported from the top level:
+``weft.linalg.matmul is weft.matmul``, and likewise ``diagonal``, ``norm`` and
+``cross``.
 
 Matrix arguments are ``[*, m, n]`` with any number of leading batch dimensions;
 float16/bfloat16 input is computed in float32 and cast back; integer or bool input
@@ -22,11 +23,12 @@ from ..ops.products import cross, diagonal, matmul
 from ..ops.reduction.norms import norm
 from ._solvers import cholesky, det, inv, slogdet, solve, triangular_solve
 from ._composite import (cholesky_inverse, cholesky_solve, cond, matrix_norm, matrix_power,
-                         matrix_rank, matrix_transpose, multi_dot, pinv, vecdot)
+                         matrix_rank, matrix_transpose, multi_dot, pinv, vecdot,
+                         vector_norm)
 from ._qr import qr
 from ._spectral import eigh, eigvalsh, svd, svdvals
 
 __all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "cond", "cross", "det",
            "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
            "matrix_rank", "matrix_transpose", "multi_dot", "norm", "pinv", "qr", "slogdet",
-           "solve", "svd", "svdvals", "triangular_solve", "vecdot"]
+           "solve", "svd", "svdvals", "triangular_solve", "vecdot", "vector_norm"]

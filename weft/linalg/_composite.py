@@ -1,6 +1,7 @@
 """Functions built from other differentiable weft ops (no primitives of their own):
 ``matrix_transpose``, ``vecdot``, ``matrix_power``, ``cholesky_solve``,
-``cholesky_inverse``, ``pinv``, ``multi_dot``, ``cond``, ``matrix_norm``, and
+``cholesky_inverse``, ``pinv``, ``multi_dot``, ``cond``, ``matrix_norm``,
+``vector_norm``, and
 ``matrix_rank`` (not differentiable). Their derivatives, of every order, come from
 the ops used."""
 from __future__ import annotations
@@ -20,8 +21,8 @@ from ..ops.shape.views import expand, unsqueeze
 from ._common import compute_dtype, matrix_arg, mH, restore
 from ._solvers import _tri, inv
 
-__all__ = ["cholesky_inverse", "cholesky_solve", "cond", "matrix_norm", "matrix_power", "matrix_rank",
-           "matrix_transpose", "multi_dot", "pinv", "vecdot"]
+__all__ = ["cholesky_inverse", "cholesky_solve", "cond", "matrix_norm", "matrix_power",
+           "matrix_rank", "matrix_transpose", "multi_dot", "pinv", "vecdot", "vector_norm"]
 
 
 def matrix_transpose(x, name=None):
@@ -417,3 +418,43 @@ def matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False, name=None):
         shape[a0] = shape[a1] = 1
         r = r.reshape(shape)
     return restore(r, back)
+
+
+def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None, out=None):
+    """Vector ``p``-norm over all elements (``axis=None``) or the given axis / axes:
+    ``p`` any real number, ``0`` (count of nonzeros), ``inf`` / ``-inf`` (max / min
+    absolute value). ``dtype`` casts ``x`` first. The gradient at a zero vector is 0
+    (a subgradient); the ±inf norms split it among ties.
+
+    >>> import weft
+    >>> weft.linalg.vector_norm(weft.to_tensor([[3.0, 0.0], [0.0, -4.0]])).item()
+    5.0
+    """
+    from ..core.args import dtype_arg  # noqa: PLC0415
+    from ..ops.cast import cast  # noqa: PLC0415
+    from ..ops.reduction._helpers import float_input  # noqa: PLC0415
+    from ..ops.reduction.norms import _pnorm_p  # noqa: PLC0415
+    op = "vector_norm"
+    if isinstance(p, (str, bool)) or not isinstance(p, numbers.Real):
+        raise ValueError(f"{op}: only valid p type is int and float, got {p!r}")
+    x = tensor_arg(x, "x", op)
+    if dtype is not None:
+        x = cast(x, dtype_arg(dtype, op))
+    x = float_input(x, op)
+    if isinstance(axis, Tensor):
+        axis = axis.tolist()
+    axes = tuple(range(x.ndim)) if axis is None else \
+        tuple(normalize_axis(a, x.ndim, op) for a in
+              (axis if isinstance(axis, (list, tuple)) else [axis]))
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{op}: axis has repeated dimensions, got {axis!r}")
+    p = float(p)
+    if p == -np.inf and all(x.shape[a] == 0 for a in axes) and x._data.size == 0:
+        raise ValueError(f"{op}: the -inf norm of an empty vector (x has shape {x.shape}) "
+                         "is undefined")
+    r = apply(_pnorm_p, x, p=p, axis=axes, keepdim=bool(keepdim))
+    if out is None:
+        return r
+    out._data = r._data       # the values only: out does not join the autograd graph
+    out._version[0] += 1
+    return out
