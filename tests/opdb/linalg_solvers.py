@@ -1,6 +1,6 @@
 """OpInfo entries for weft.linalg's solvers and factorisations (weft/linalg/_solvers.py):
-inv, solve, triangular_solve, cholesky, det, slogdet, against numpy.linalg /
-scipy.linalg.
+inv, solve, triangular_solve, cholesky, det, slogdet, and matrix_exp
+(weft/linalg/_expm.py), against numpy.linalg / scipy.linalg.
 
 Matrices are well conditioned by construction (a random matrix plus n·I, or a
 Hermitian one plus n·I for cholesky), so forward and gradient checks are meaningful
@@ -242,6 +242,16 @@ def _det_singular_samples(dtype, rng):
     yield SampleInput(np.zeros((2, 2), dtype), name="zero matrix")
 
 
+def _expm_samples(dtype, rng):
+    for shape, name in _SQUARE:
+        yield SampleInput(_a(shape, dtype, rng), name=name)
+    yield SampleInput((4 * _a((3, 3), dtype, rng)).astype(dtype), name="large norm (squaring)")
+
+
+def _ref_expm(a):
+    return sl.expm(a).astype(a.dtype) if a.size else a.copy()
+
+
 OPS = [
     OpInfo("linalg.inv", weft.linalg.inv, np.linalg.inv, _square_samples,
            dtypes=FLOAT_AND_COMPLEX, error_inputs=_inv_errors),
@@ -266,4 +276,6 @@ OPS = [
            dtypes=FLOAT_AND_COMPLEX, error_inputs=_square_errors("slogdet")),
     OpInfo("linalg.slogdet_singular", weft.linalg.slogdet, _ref_slogdet,
            _slogdet_singular_samples, dtypes=FLOAT_AND_COMPLEX, supports_grad=False),
+    OpInfo("linalg.matrix_exp", weft.linalg.matrix_exp, _ref_expm, _expm_samples,
+           dtypes=FLOAT_AND_COMPLEX, error_inputs=_square_errors("matrix_exp")),
 ]
