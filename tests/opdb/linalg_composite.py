@@ -1,6 +1,7 @@
 """OpInfo entries for the weft.linalg functions built from other ops
 (weft/linalg/_composite.py): matrix_transpose, vecdot, matrix_power, cholesky_solve,
-cholesky_inverse, pinv, matrix_rank, multi_dot, cond, matrix_norm, vector_norm, against numpy."""
+cholesky_inverse, pinv, matrix_rank, multi_dot, cond, matrix_norm, vector_norm, and cov / corrcoef
+(weft/linalg/_stats.py), against numpy."""
 import numpy as np
 
 import weft
@@ -305,6 +306,46 @@ def _vector_norm_errors(rng):
     yield ErrorInput(SampleInput(_a((3, 3), f, rng), axis=[1, 1]), ValueError, "repeated")
 
 
+def _cov_samples(dtype, rng):
+    fw = rng.integers(0, 4, 5)
+    aw = rng.random(5)
+    yield SampleInput(_a((3, 5), dtype, rng), name="rows")
+    yield SampleInput(_a((5, 3), dtype, rng), rowvar=False, name="columns")
+    yield SampleInput(_a((5,), dtype, rng), name="1-D")
+    yield SampleInput(_a((3, 5), dtype, rng), ddof=False, name="ddof False")
+    yield SampleInput(_a((3, 5), dtype, rng), ddof=2, name="ddof 2")
+    yield SampleInput(_a((3, 5), dtype, rng), fweights=fw, name="fweights")
+    yield SampleInput(_a((3, 5), dtype, rng), aweights=aw, name="aweights")
+    yield SampleInput(_a((2, 5), dtype, rng), ddof=3, fweights=fw, aweights=aw, name="both")
+
+
+def _ref_cov(x, rowvar=True, ddof=True, fweights=None, aweights=None):
+    return np.asarray(np.cov(x, rowvar=rowvar, ddof=int(ddof), fweights=fweights,
+                             aweights=aweights)).astype(x.dtype)
+
+
+def _cov_errors(rng):
+    f = "float64"
+    yield ErrorInput(SampleInput(_a((2, 2, 2), f, rng)), ValueError,
+                     r"only support N-D \(1<=N<=2\)")
+    yield ErrorInput(SampleInput(_a((2, 3), f, rng), fweights=np.array([1.0, 2.0, 3.0])),
+                     TypeError, "cov: fweights must hold integers")
+    yield ErrorInput(SampleInput(_a((2, 3), f, rng), aweights=np.array([1.0, 2.0])),
+                     ValueError, "cov: aweights must be 1-D with one weight per observation")
+    yield ErrorInput(SampleInput(_a((2, 3), f, rng), fweights=np.array([1, -2, 3])),
+                     ValueError, "non-negative")
+
+
+def _corr_samples(dtype, rng):
+    yield SampleInput(_a((3, 5), dtype, rng), name="rows")
+    yield SampleInput(_a((5, 2), dtype, rng), rowvar=False, name="columns")
+    yield SampleInput(_a((4,), dtype, rng), name="1-D")
+
+
+def _ref_corr(x, rowvar=True):
+    return np.asarray(np.corrcoef(x, rowvar=rowvar)).astype(x.dtype)
+
+
 OPS = [
     OpInfo("linalg.matrix_transpose", weft.linalg.matrix_transpose,
            lambda x: np.swapaxes(x, -1, -2), _transpose_samples,
@@ -338,4 +379,8 @@ OPS = [
     # p=0 is piecewise constant (gradient 0): checked by the forward test only
     OpInfo("linalg.vector_norm", weft.linalg.vector_norm, _ref_vector_norm,
            _vector_norm_samples, dtypes=FLOAT_AND_COMPLEX, error_inputs=_vector_norm_errors),
+    OpInfo("linalg.cov", weft.linalg.cov, _ref_cov, _cov_samples, dtypes=FLOAT_AND_COMPLEX,
+           error_inputs=_cov_errors),
+    OpInfo("linalg.corrcoef", weft.linalg.corrcoef, _ref_corr, _corr_samples,
+           dtypes=FLOAT_AND_COMPLEX),
 ]
