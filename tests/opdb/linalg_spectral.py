@@ -1,5 +1,6 @@
 """OpInfo entries for weft.linalg's eigh, eigvalsh, svd and svdvals
-(weft/linalg/_spectral.py) and qr (weft/linalg/_qr.py), against numpy.linalg.
+(weft/linalg/_spectral.py) and qr, householder_product (weft/linalg/_qr.py), against
+numpy.linalg and LAPACK's orgqr/ungqr.
 
 Eigen- and singular vectors are unique only up to a sign (real) or phase (complex)
 per column, so the entries compare and differentiate gauge-invariant functions of
@@ -8,6 +9,7 @@ reconstruction ``U diag(S) Vᴴ``. The eigh samples are made Hermitian inside th
 so gradcheck perturbs symmetrically. Random matrices have distinct eigen/singular
 values with probability 1, which the gauge-invariant checks need."""
 import numpy as np
+import scipy.linalg.lapack as lp
 
 import weft
 from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput, make_arg
@@ -168,7 +170,40 @@ def _qr_errors(rng):
                      "qr: QR received unrecognized mode 'raw'")
 
 
+def _ref_householder(x, tau):
+    f = lp.zungqr if np.iscomplexobj(x) else lp.dorgqr
+    if x.size == 0:
+        return x.copy()
+    xs = x.reshape((-1,) + x.shape[-2:])
+    ts = tau.reshape((len(xs), tau.shape[-1]))
+    out = [f(a.astype(np.complex128 if x.dtype.kind == "c" else np.float64),
+             t.astype(np.complex128 if x.dtype.kind == "c" else np.float64),
+             lwork=max(1, 4 * a.shape[1]))[0] for a, t in zip(xs, ts)]
+    return np.stack(out).reshape(x.shape).astype(x.dtype)
+
+
+def _householder_samples(dtype, rng):
+    yield SampleInput(_a((4, 3), dtype, rng), _a((3,), dtype, rng), name="k = n")
+    yield SampleInput(_a((4, 3), dtype, rng), _a((2,), dtype, rng), name="k < n")
+    yield SampleInput(_a((2, 3, 3), dtype, rng), _a((2, 3), dtype, rng), name="batch square")
+    yield SampleInput(_a((2, 1, 5, 2), dtype, rng), _a((2, 1, 1), dtype, rng),
+                      name="2 batch dims")
+    yield SampleInput(_a((0, 3, 2), dtype, rng), _a((0, 2), dtype, rng), name="empty batch")
+
+
+def _householder_errors(rng):
+    f = "float64"
+    yield ErrorInput(SampleInput(_a((2, 3), f, rng), _a((2,), f, rng)), AssertionError,
+                     "at least as many rows as columns")
+    yield ErrorInput(SampleInput(_a((4, 3), f, rng), _a((4,), f, rng)), AssertionError,
+                     "k <= 3")
+    yield ErrorInput(SampleInput(_a((4, 3), f, rng), _a((3,), "float32", rng)), TypeError,
+                     "same dtype")
+
+
 OPS += [
+    OpInfo("linalg.householder_product", weft.linalg.householder_product, _ref_householder,
+           _householder_samples, dtypes=FLOAT_AND_COMPLEX, error_inputs=_householder_errors),
     OpInfo("linalg.qr", weft.linalg.qr, np.linalg.qr, _qr_samples, dtypes=FLOAT_AND_COMPLEX,
            error_inputs=_qr_errors),
     # tall complete and 'r': forward only (their backward raises, tests/linalg/test_linalg.py)

@@ -1,4 +1,5 @@
-"""QR decomposition ``qr`` (reduced, complete, 'r'), batched, real and complex.
+"""QR decomposition ``qr`` (reduced, complete, 'r') and ``householder_product``,
+batched, real and complex.
 
 Rule (torch's and Walter–Lehmann's; ``ᴴ`` conjugate transpose), for ``m ≥ n``::
 
@@ -24,10 +25,10 @@ from ..ops.math.ufuncs import real
 from ..ops.primitives import diagonal as _diagonal
 from ..ops.products import _mm
 from ..ops.shape.join import concat
-from ._common import matrix_arg, mH, restore
+from ._common import compute_dtype, matrix_arg, mH, restore
 from ._solvers import _tri
 
-__all__ = ["qr"]
+__all__ = ["householder_product", "qr"]
 
 _MODES = ("reduced", "complete", "r")
 
@@ -115,3 +116,47 @@ def qr(x, mode="reduced", name=None):
         return restore(apply(_qr_r, x), back)
     q, r = apply(_qr, x, mode=mode)
     return restore(q, back), restore(r, back)
+
+
+def householder_product(x, tau, name=None):
+    """The first ``n`` columns of ``H₁ ⋯ H_k`` (LAPACK ``orgqr`` / ``ungqr``), with
+    ``H_i = I − τ_i v_i v_iᴴ`` and ``v_i`` the Householder vector stored below the
+    diagonal of column ``i`` of ``x [*, m, n]`` (unit at row ``i``); ``tau [*, k]``,
+    ``k ≤ n ≤ m``. Built from weft ops, so differentiable in ``x`` and ``tau`` to every
+    order.
+
+    >>> import weft
+    >>> x = weft.to_tensor([[1.0], [1.0]], dtype="float64")   # v = (1, 1)
+    >>> weft.linalg.householder_product(x, weft.to_tensor([1.0], dtype="float64")).tolist()
+    [[0.0], [-1.0]]
+    """
+    from ..core.args import check_same_place, tensor_arg  # noqa: PLC0415
+    from ..core.tensor import Tensor  # noqa: PLC0415
+    from ..ops.creation import eye  # noqa: PLC0415
+    from ..ops.math.ufuncs import cj, where  # noqa: PLC0415
+    from ..ops.shape.views import expand, unsqueeze  # noqa: PLC0415
+    op = "householder_product"
+    x, back = matrix_arg(x, op, "x", square=False)
+    tau = tensor_arg(tau, "tau", op)
+    m, n = x.shape[-2], x.shape[-1]
+    if m < n:
+        raise AssertionError(f"{op}: x must have at least as many rows as columns, got "
+                             f"shape {x.shape}")
+    if tau.ndim != x.ndim - 1 or tau.shape[:-1] != x.shape[:-2] or tau.shape[-1] > n:
+        raise AssertionError(f"{op}: tau must have shape [*, k] with x's batch dimensions "
+                             f"{x.shape[:-2]} and k <= {n}, got {tau.shape}")
+    check_same_place(x, tau, op)
+    tau, _ = compute_dtype(tau, op, "tau")
+    if tau._data.dtype != x._data.dtype:
+        raise TypeError(f"{op}: x and tau must have the same dtype, got "
+                        f"{x._data.dtype.name} and {tau._data.dtype.name}")
+    xp = xp_of(x._data)
+    rows = xp.arange(m)
+    q = expand(eye(m, dtype=x._data.dtype), x.shape[:-2] + [m, m])
+    for i in range(tau.shape[-1]):
+        below = Tensor._wrap(rows > i)
+        unit = Tensor._wrap((rows == i).astype(x._data.dtype))
+        v = where(below, x[..., :, i], unit)                     # [*, m]
+        qv = _mm(q, unsqueeze(v, -1))                             # [*, m, 1]
+        q = q - unsqueeze(unsqueeze(tau[..., i], -1), -1) * _mm(qv, unsqueeze(cj(v), -2))
+    return restore(q[..., :, :n], back)
