@@ -388,6 +388,9 @@ _UNREACHED_BY_DESIGN = {
     # its rules refuse: gradients of put_along_axis(reduce='amax'/'amin'/'mul') are not
     # implemented; tests/ops/test_indexing.py::test_put_along_axis_gradients checks the error
     "put_along_axis": "rules raise NotImplementedError",
+    # qr(mode='r') drops Q, so its rule refuses (api-linalg.md §2.4);
+    # tests/linalg/test_linalg.py::test_qr_backward_refused_where_q_is_arbitrary checks it
+    "linalg_qr_r": "rule raises ValueError",
     # the CSR row softmax of the coming weft.sparse.nn.functional.softmax; until it is
     # public, tests/sparse/test_sum_reshape_slice.py gradchecks and gradgradchecks it
     "sparse_csr_softmax": "not public yet",

@@ -29,10 +29,11 @@ from .sparse.tensor import SparseLayoutError, UnsupportedDtypeError
 # Subpackages and a few names load on first use, so that `import weft` stays fast
 # and pays only for the core (PEP 562).
 _LAZY_MODULES = {"nn", "optimizer", "regularizer", "incubate", "utils", "geometric",
-                 "datasets", "examples", "device", "fft"}
+                 "datasets", "examples", "device", "fft", "linalg"}
 _LAZY_NAMES = {"save": "core.serialization", "load": "core.serialization",
                "from_dlpack": "core.dlpack",
-               "show_config": "core.config", "ParamAttr": "nn", "create_parameter": "nn"}
+               "show_config": "core.config", "ParamAttr": "nn", "create_parameter": "nn",
+               "inverse": "linalg._solvers"}
 
 
 def __getattr__(name):

@@ -6,7 +6,7 @@ and the functional APIs (lazy Jacobian/Hessian, vjp, jvp) load on first use (PEP
 import importlib as _importlib
 
 from .api import backward, grad
-from .engine import GraphFreedError
+from .engine import GaugeWarning, GraphFreedError
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .registry import PrimitiveRules, rules
 
@@ -24,7 +24,7 @@ _LAZY = {
 }
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
-           "is_grad_enabled", "GraphFreedError", "rules", "PrimitiveRules", "gradcheck", "gradgradcheck", "GradcheckError",
+           "is_grad_enabled", "GraphFreedError", "GaugeWarning", "rules", "PrimitiveRules", "gradcheck", "gradgradcheck", "GradcheckError",
            *_LAZY]
 
 

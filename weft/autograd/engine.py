@@ -31,6 +31,12 @@ class GraphFreedError(RuntimeError):
     """Raised when a backward pass reaches nodes whose saved tensors were released."""
 
 
+class GaugeWarning(UserWarning):
+    """A loss depends on the arbitrary phase (or sign) of eigen- or singular vectors, so
+    its gradient is not well defined (api-linalg.md §2.2); the computed value is one
+    representative."""
+
+
 class Primitive:
     """A differentiable op: ``fwd(*arrays, **params)`` and one vjp per input.
 

@@ -1,0 +1,74 @@
+"""Argument checks and helpers shared by the ``weft.linalg`` functions.
+
+Dtype rule (api-linalg.md §0): float32/float64/complex64/complex128 are computed as
+given; float16 and bfloat16 are computed in float32 and cast back (LAPACK has no
+half-precision routines); integer and bool input is refused with
+``weft.UnsupportedDtypeError``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.args import tensor_arg, xp_of
+from ..core.dtype import UnsupportedDtypeError
+from ..ops.cast import cast
+from ..ops.math.ufuncs import cj
+from ..ops.products import _mT
+
+_NATIVE = (np.dtype("float32"), np.dtype("float64"), np.dtype("complex64"),
+           np.dtype("complex128"))
+
+
+def matrix_arg(x, op, arg="x", square=True):
+    """``x`` as a Tensor of matrices ``[*, m, n]`` (square when ``square``) in a dtype
+    LAPACK computes in, and the dtype to cast the result back to (None: no cast)."""
+    x = tensor_arg(x, arg, op)
+    if x.ndim < 2:
+        raise ValueError(f"{op}: {arg} must be a batch of matrices [*, m, n] (at least 2-D), "
+                         f"got shape {x.shape}")
+    if square and x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{op}: {arg} must be a batch of square matrices [*, n, n], "
+                         f"got shape {x.shape}")
+    return compute_dtype(x, op, arg)
+
+
+def compute_dtype(x, op, arg="x"):
+    d = x._data.dtype
+    if d in _NATIVE:
+        return x, None
+    if d.kind == "f" or d.name == "bfloat16":   # float16, bfloat16: through float32
+        return cast(x, "float32"), d
+    raise UnsupportedDtypeError(f"{op}: {arg} has dtype {d.name}; linear algebra needs "
+                                "float32, float64, complex64 or complex128 (float16 and "
+                                "bfloat16 are computed in float32)")
+
+
+def restore(t, dtype):
+    """Cast a result back to the caller's half-precision dtype (None: unchanged)."""
+    return t if dtype is None else cast(t, dtype)
+
+
+def mH(t):
+    """The conjugate transpose of the last two axes (differentiable)."""
+    return cj(_mT(t))
+
+
+def lapack_module(a):
+    """``numpy.linalg`` or ``cupy.linalg`` for a backend array."""
+    return xp_of(a).linalg
+
+
+def batch_index(shape, flat):
+    """A flat batch position as the index tuple a user can look up (e.g. ``(1, 0)``)."""
+    if not shape:
+        return "()"
+    return str(tuple(int(i) for i in np.unravel_index(flat, shape)))
+
+
+def first_failure(batch, test):
+    """The first flat index ``i`` of a batch of ``batch`` matrices where ``test(i)`` is
+    True (the slow per-matrix path, run only after a batched call failed)."""
+    for i in range(batch):
+        if test(i):
+            return i
+    return None
