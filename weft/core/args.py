@@ -163,6 +163,25 @@ def int_arg(v, op, arg):
     return int(_scalar_arg(v, op, arg, "iu", numbers.Integral, "an int"))
 
 
+def keyword_aliases(**alias_of):
+    """Decorator: accept the keyword ``alias`` for the parameter ``alias_of[alias]`` (Paddle
+    3's torch-style names, ``input=`` for ``x=``, ``dim=`` for ``axis=``); passing both is a
+    ``TypeError``."""
+    def deco(f):
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            if kwargs:
+                for alias, canon in alias_of.items():
+                    if alias in kwargs:
+                        if canon in kwargs:
+                            raise TypeError(f"{f.__name__}: got both {canon}= and its alias "
+                                            f"{alias}=")
+                        kwargs[canon] = kwargs.pop(alias)
+            return f(*args, **kwargs)
+        return wrapper
+    return deco
+
+
 def accept_aliases(f):
     """Also accept Paddle 3's torch-style keywords ``input`` (for x) and ``dim`` (for axis)."""
     params = inspect.signature(f).parameters
@@ -213,6 +232,6 @@ def slice_bounds(start, end, size, axis, op):
     return s, e
 
 
-__all__ = ["accept_aliases", "real_arg", "diagonal_args", "slice_bounds", "xp_of", "tensor_arg", "reject_sparse", "check_same_place", "normalize_axis",
+__all__ = ["accept_aliases", "keyword_aliases", "real_arg", "diagonal_args", "slice_bounds", "xp_of", "tensor_arg", "reject_sparse", "check_same_place", "normalize_axis",
            "normalize_axes", "shape_arg", "check_nonneg_shape", "dtype_arg", "place_arg",
            "as_tensor_arg", "int_arg", "CPU"]

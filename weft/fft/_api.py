@@ -2,7 +2,6 @@
 then one primitive of ``_prims``; and the frequency and shift helpers."""
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 import os
@@ -11,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core import dtype as _dt
-from ..core.args import dtype_arg, tensor_arg
+from ..core.args import dtype_arg, keyword_aliases, tensor_arg
 from ..core.dtype import UnsupportedDtypeError
 from ..core.tensor import Tensor
 from ..ops import assign, cast, roll, to_tensor
@@ -32,19 +31,7 @@ class ComplexInputError(UnsupportedDtypeError, RuntimeError):
 
 def _aliases(axis_name):
     """Accept Paddle 3's ``input`` for ``x`` and ``dim`` for ``axis_name``."""
-    def deco(f):
-        @functools.wraps(f)
-        def wrapper(*args, **kwargs):
-            if kwargs:
-                for alias, real in (("input", "x"), ("dim", axis_name)):
-                    if alias in kwargs:
-                        if real in kwargs:
-                            raise TypeError(f"{f.__name__}() got both {real!r} and its alias "
-                                            f"{alias!r}")
-                        kwargs[real] = kwargs.pop(alias)
-            return f(*args, **kwargs)
-        return wrapper
-    return deco
+    return keyword_aliases(input="x", dim=axis_name)
 
 
 # -- argument checks (api-fft.md §3) ---------------------------------------------------

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import builtins
-import functools
 import numpy as np
 
 from ...core import dtype as _dt
-from ...core.args import tensor_arg
+from ...core.args import keyword_aliases, tensor_arg
 from ...core.place import place_of_array
 from ...core.tensor import Tensor
 
@@ -14,20 +13,7 @@ from ...core.tensor import Tensor
 pyslice = builtins.slice  # the name slice is the public op below
 
 
-def aliases(**alias_of):
-    """Accept torch-style keyword aliases (``dim=`` for ``axis=`` ...), as Paddle 3 does."""
-    def deco(f):
-        @functools.wraps(f)
-        def wrapper(*args, **kwargs):
-            for alias, canon in alias_of.items():
-                if alias in kwargs:
-                    if canon in kwargs:
-                        raise TypeError(f"{f.__name__}: got both {canon}= and its alias "
-                                        f"{alias}=")
-                    kwargs[canon] = kwargs.pop(alias)
-            return f(*args, **kwargs)
-        return wrapper
-    return deco
+aliases = keyword_aliases  # the shape ops' name for it
 
 
 def tensor_list(x, op, arg="x", promote=True):
