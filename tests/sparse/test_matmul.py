@@ -159,8 +159,8 @@ def test_spmv_power_law_matches_scipy_and_thread_count(itype):
 def test_mv_strided_vec_and_array_fallback(monkeypatch):
     import importlib
 
-    # the module: the attribute weft.sparse.matmul is the function
-    M = importlib.import_module("weft.sparse.matmul")
+    # the module of the primitives (mv itself is in weft.sparse.matmul)
+    M = importlib.import_module("weft.sparse.spmm")
     rng = np.random.default_rng(6)
     a = sp.random(6, 5, density=0.5, format="csr", random_state=1)
     x = S.from_scipy(a)

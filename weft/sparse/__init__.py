@@ -13,11 +13,11 @@ and product functions; the native CPU kernels live in csrc/sparse/.
 from .binary import add, divide, install_elementwise_methods, multiply, prune, subtract
 from .convert import coalesce, install_tensor_methods, to_dense, to_sparse_coo, to_sparse_csr
 from .creation import from_scipy, sparse_coo_tensor, sparse_csr_tensor, to_scipy
-from .matmul import install_sparse_methods, matmul, mv
+from .matmul import addmm, install_sparse_methods, matmul, mv
 from .pca import pca_lowrank
 from .reduce import sum
 from .shape import reshape, slice
-from .spgemm import addmm, masked_matmul
+from .spgemm import masked_matmul
 from .structural import cast, is_same_shape, isnan, mask_as, transpose
 from .tensor import SparseCooTensor, SparseCsrTensor, SparseLayoutError, UnsupportedDtypeError
 from .unary import (abs, asin, asinh, atan, atanh, deg2rad, expm1, log1p, neg, pow, rad2deg, sin,

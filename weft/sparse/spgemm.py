@@ -23,15 +23,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._native import extension as _C
-from ..autograd.engine import Primitive, apply, defvjp
-from ..core.tensor import Tensor
+from ..autograd.engine import apply, defvjp, Primitive
 from . import _kernels as K
-from .convert import batched_crows, coalesce, csr_to_coo_indices, gather_rows, to_sparse_coo, \
-    to_sparse_csr, values
-from .matmul import (SDDMM, check_dtypes, check_shapes, _cj, csr_of, dense_arg, NATIVE_VALUES,
-                     Plan, plain, plan_of, reshape, swap_last, matmul)
-from .tensor import SparseCooTensor, SparseCsrTensor, SparseBase, wrap_coo, wrap_csr
 from ._guard import public
+from .convert import batched_crows, csr_to_coo_indices, gather_rows, values
+from .spmm import (_cj, check_dtypes, check_shapes, csr_of, dense_arg, NATIVE_VALUES, plain,
+                   Plan, plan_of, reshape, SDDMM, swap_last)
+from .tensor import SparseBase, SparseCooTensor, SparseCsrTensor, wrap_coo, wrap_csr
 
 _HAS_NATIVE = hasattr(_C, "sparse_spgemm")
 _INT32_MAX = 2 ** 31 - 1
@@ -248,70 +246,4 @@ def masked_matmul(x, y, mask, name=None):
     return wrap_coo(gather_rows(v, inv), mask._indices.copy(), want, mask._coalesced)
 
 
-# ----------------------------------------------------------------------------------
-# addmm
-
-
-def _scaled(t, s):
-    return t if isinstance(s, (int, float)) and s == 1 else t * s
-
-
-@public
-def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
-    """``beta * input + alpha * (x @ y)`` with a sparse ``x``.
-
-    Combinations: dense + CSR@dense -> dense, dense + COO@dense -> dense,
-    CSR + CSR@CSR -> CSR, COO + COO@COO -> COO (the sparse result stores the union
-    of input's pattern and the product's). Shapes ``[*, M, N] + [*, M, K] @ [*, K, N]``
-    (2-D or 3-D), no broadcasting. Gradients: input gets ``beta * g`` (masked when
-    sparse), x and y as in :func:`matmul` times ``alpha``.
-
-    >>> import weft
-    >>> x = weft.sparse.sparse_csr_tensor([0, 1, 1], [0], [2.0], [2, 2])
-    >>> out = weft.sparse.addmm(x, x, x, beta=0.5, alpha=1.0)
-    >>> out.to_dense().tolist()
-    [[5.0, 0.0], [0.0, 0.0]]
-    """
-    op = "addmm"
-    if not isinstance(x, SparseBase):
-        raise TypeError(f"{op}: x must be a sparse tensor (SparseCooTensor or SparseCsrTensor), "
-                        f"got {type(x).__name__}")
-    sparse_y = isinstance(y, SparseBase)
-    if not isinstance(input, Tensor):
-        input = dense_arg(input, op, "input")
-    sparse_in = isinstance(input, SparseBase)
-    if sparse_y != sparse_in:
-        raise NotImplementedError(
-            f"{op}: a {'sparse' if sparse_in else 'dense'} input with a "
-            f"{'sparse @ sparse' if sparse_y else 'sparse @ dense'} product is not supported; "
-            "use a dense input with a dense y, or an input of x's layout with a sparse y")
-    if sparse_in and type(input) is not type(x):
-        raise NotImplementedError(f"{op}: input is a {type(input).__name__} but x is a "
-                                  f"{type(x).__name__}; convert input to x's layout")
-    prod = matmul(x, y)
-    want = prod.shape
-    if input.shape != want:
-        raise ValueError(f"{op}: input must have shape {want} (the shape of x @ y; no "
-                         f"broadcasting), got {input.shape}")
-    if input.dtype != prod.dtype:
-        raise TypeError(f"{op}: input has dtype {input.dtype.name} but x @ y has "
-                        f"{prod.dtype.name}; they must match")
-    if not sparse_in:
-        return _scaled(input, beta) + _scaled(prod, alpha)
-    coo_in = input if isinstance(input, SparseCooTensor) else to_sparse_coo(input)
-    coo_prod = prod if isinstance(prod, SparseCooTensor) else to_sparse_coo(prod)
-    if coo_in.dense_dim() != 0:
-        raise ValueError(f"{op}: input is a COO tensor with dense dimensions (dense_dim() = "
-                         f"{coo_in.dense_dim()}); it must have sparse_dim() == ndim")
-    from ..ops.shape.join import concat  # noqa: PLC0415
-
-    xp = K.xp_of_array(prod._data)
-    i1, i2 = coo_in._indices, coo_prod._indices
-    itype = i1.dtype if i1.dtype == i2.dtype else np.int64
-    idx = xp.concatenate([i1.astype(itype, copy=False), i2.astype(itype, copy=False)], axis=1)
-    v = concat([_scaled(values(coo_in), beta), _scaled(values(coo_prod), alpha)])
-    out = coalesce(wrap_coo(v, idx, want, coalesced=False))
-    return out if isinstance(x, SparseCooTensor) else to_sparse_csr(out)
-
-
-__all__ = ["masked_matmul", "addmm"]
+__all__ = ["masked_matmul"]
