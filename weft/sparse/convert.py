@@ -22,14 +22,11 @@ from ..autograd.engine import Primitive, apply, defvjp
 from ..core.tensor import Tensor, add_methods
 from ..ops.primitives import copy, index_add_zeros, take
 from . import _kernels as K
-from .tensor import (SparseCooTensor, SparseCsrTensor, SparseLayoutError,
+from .tensor import (IDENTITY, SparseCooTensor, SparseCsrTensor, SparseLayoutError,
                      SparseBase, wrap_coo, wrap_csr)
 from ._guard import public
 
 
-# values() and the values of a freshly built sparse tensor: the same array, new graph node
-IDENTITY = Primitive("sparse_values", lambda v: v, view=True)
-defvjp(IDENTITY, lambda g, ans, v: g, save=(), save_out=False)
 
 
 
@@ -491,13 +488,16 @@ def _dense_dense_dim(self):
     return self.ndim
 
 
-def _dense_sparse_mask(self, mask):
-    """``x.sparse_mask(mask)``: the entries of dense ``x`` at the stored positions of
-    sparse ``mask``, as a sparse tensor of ``mask``'s layout (Paddle's name for
-    :func:`weft.sparse.mask_as`)."""
-    from .structural import mask_as  # noqa: PLC0415  (structural imports this module)
-
-    return mask_as(self, mask)
+# the methods of the sparse tensor types that this module implements (tensor.py, which
+# defines the types, sits below it)
+add_methods(SparseBase, {
+    "values": lambda self, name=None: values(self),
+    "to_dense": lambda self, name=None: to_dense(self),
+    "to_sparse_coo": lambda self, sparse_dim=None, name=None: to_sparse_coo(self, sparse_dim),
+    "to_sparse_csr": lambda self, name=None: to_sparse_csr(self),
+    "coalesce": lambda self, name=None: coalesce(self),
+    "clone": lambda self, name=None: clone(self),
+})
 
 
 def install_tensor_methods():
@@ -507,8 +507,7 @@ def install_tensor_methods():
         "to_dense": _dense_to_dense_method, "values": _dense_values_method,
         "indices": _dense_layout_error("indices"), "crows": _dense_layout_error("crows"),
         "cols": _dense_layout_error("cols"), "nnz": _dense_layout_error("nnz"),
-        "sparse_dim": _dense_sparse_dim, "dense_dim": _dense_dense_dim,
-        "sparse_mask": _dense_sparse_mask})
+        "sparse_dim": _dense_sparse_dim, "dense_dim": _dense_dense_dim,})
 
 
 __all__ = ["to_dense", "to_sparse_coo", "to_sparse_csr", "coalesce", "values"]

@@ -10,13 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtype as _dt
-from ..core.convert import to_array
+from ..core.convert import register_tensor_converter, to_array
 from ..core.place import move_array, parse_place, place_of_array
-from ..core.convert import register_tensor_converter
 from ..core.tensor import Tensor
 from . import _kernels as K
-from .tensor import SparseCooTensor, new_coo, new_csr, SparseBase
-from ._guard import public
+from ._guard import check_crows, first_bad, public
+from .tensor import new_coo, new_csr, SparseBase, SparseCooTensor
 
 _INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
@@ -79,15 +78,6 @@ def _shape_list(shape, op):
         if v < 0:
             raise ValueError(f"{op}: shape[{d}] = {v} is negative")
     return s
-
-
-def _first_bad(row, bound):
-    """Position of the first entry of ``row`` outside [0, bound), or -1."""
-    xp = K.xp_of_array(row)
-    bad = (row < 0) | (row >= bound)
-    if not bool(bad.any()):
-        return -1
-    return int(xp.argmax(bad))
 
 
 def _finish(t, values, stop_gradient):
@@ -157,7 +147,7 @@ def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_
                              f"values.shape[1:] = {dense_shape}")
         for dd in range(sd):
             if need[dd] > full[dd]:
-                k = _first_bad(idx[dd], full[dd])
+                k = first_bad(idx[dd], full[dd])
                 raise ValueError(f"{op}: indices[{dd}][{k}] = {int(idx[dd][k])} is out of "
                                  f"range for shape[{dd}] = {full[dd]}; the minimum shape "
                                  f"required is {need + dense_shape}")
@@ -219,9 +209,9 @@ def sparse_csr_tensor(crows, cols, values, shape=None, dtype=None, place=None,
                              f"rows({m})+1")
         raise ValueError(f"{op}: The length({cr.shape[0]}) of crows must be equal to "
                          f"batch({b}) * (rows({m})+1) = {b * (m + 1)}")
-    _check_crows(cr, b, m, nnz, op)
+    check_crows(cr, b, m, nnz, op)
     if nnz:
-        k = _first_bad(cl, n)
+        k = first_bad(cl, n)
         if k >= 0:
             raise ValueError(f"{op}: cols[{k}] = {int(cl[k])} is out of range [0, {n}) for "
                              f"shape {full}")
@@ -240,51 +230,6 @@ def _check_unbatched_crows(cr, op):
                              "a batched (3-D) CSR tensor do; a 3-D CSR tensor needs "
                              "shape=[batch, rows, cols] (without shape the tensor is 2-D and "
                              "crows must be non-decreasing)")
-
-
-def _check_crows(cr, b, m, nnz, op):
-    xp = K.xp_of_array(cr)
-    c = cr.reshape(b, m + 1) if b else cr.reshape(0, m + 1)
-    for bb in range(b):
-        row = c[bb]
-        where = f"crows[{bb * (m + 1)}]" if b > 1 else "crows[0]"
-        if int(row[0]) != 0:
-            raise ValueError(f"{op}: {where} = {int(row[0])}, expected 0 (each batch's row "
-                             "pointers start at 0)")
-    if m and b:
-        dec = c[:, 1:] < c[:, :-1]
-        if bool(dec.any()):
-            flat = int(xp.argmax(dec.reshape(-1)))
-            bb, r = divmod(flat, m)
-            pos = bb * (m + 1) + r + 1
-            raise ValueError(f"{op}: crows must be non-decreasing, but crows[{pos}] = "
-                             f"{int(cr[pos])} < crows[{pos - 1}] = {int(cr[pos - 1])}")
-    if b:
-        # Each batch's end is checked against nnz before the ends are added, so the
-        # running total below stays within [0, 2 * nnz] and cannot wrap in int64
-        # (crafted ends summing to 2**64 once passed as nnz = 0 and crashed slicing).
-        ends = c[:, -1].astype(np.int64)
-        over = ends > nnz
-        if bool(over.any()):
-            bb = int(xp.argmax(over))
-            raise ValueError(f"{op}: crows[{bb * (m + 1) + m}] = {int(ends[bb])} (the end of "
-                             f"batch {bb}'s row pointers) is larger than the number of "
-                             f"non-zero ({nnz})")
-        run = xp.cumsum(ends)
-        past = run > nnz
-        if bool(past.any()):
-            bb = int(xp.argmax(past))
-            raise ValueError(f"{op}: the sum of the last value of each batch's crows must be "
-                             f"equal the number of non-zero ({nnz}), but batches 0..{bb} "
-                             "already describe more")
-        total = int(run[-1])
-    else:
-        total = 0
-    if total != nnz:
-        what = "the last value of crows" if b <= 1 else "the sum of the last value of each " \
-            "batch's crows"
-        raise ValueError(f"{op}: {what} must be equal the number of non-zero: got {total}, "
-                         f"but cols has {nnz} entries")
 
 
 # ----------------------------------------------------------------------------------

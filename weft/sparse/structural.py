@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtype as _dt
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, add_methods
 from . import _kernels as K
 from .convert import (merge_values, want_inverse, coalesce, coo_linear, csr_is_canonical,
                       csr_linear, csr_to_coo_indices, gather_rows, values)
@@ -235,6 +235,26 @@ def mask_as(x, mask, name=None):
     flat = _reshape(x, (_prod(mask._shape),))
     v = gather_rows(flat, csr_linear(mask))
     return wrap_csr(v, mask._crows, mask._cols, mask._shape, mask._canonical)
+
+
+# the methods of the sparse tensor types that this module implements; _mask_dense is
+# the engine's way to keep a dense gradient at a sparse tensor's stored entries
+add_methods(SparseBase, {
+    "is_same_shape": lambda self, y: is_same_shape(self, y),
+    "astype": lambda self, dtype: cast(self, value_dtype=dtype),
+    "cast": lambda self, index_dtype=None, value_dtype=None: cast(self, index_dtype, value_dtype),
+    "_mask_dense": lambda self, g: mask_as(g, self),
+})
+
+
+def _dense_sparse_mask(self, mask):
+    """``x.sparse_mask(mask)``: the entries of dense ``x`` at the stored positions of
+    sparse ``mask``, as a sparse tensor of ``mask``'s layout (Paddle's name for
+    :func:`weft.sparse.mask_as`)."""
+    return mask_as(self, mask)
+
+
+add_methods(Tensor, {"sparse_mask": _dense_sparse_mask})
 
 
 __all__ = ["transpose", "cast", "isnan", "is_same_shape", "mask_as"]

@@ -28,8 +28,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.engine import Primitive, apply, defvjp
 from ..core.dtype import UnsupportedDtypeError
 from ..core.tensor import Tensor
+from ..ops.math.ufuncs import add
+
+# values() and the values of a freshly built sparse tensor: the same array, a new graph
+# node (so a sparse tensor built from a leaf is a non-leaf whose gradient reaches it)
+IDENTITY = Primitive("sparse_values", lambda v: v, view=True)
+defvjp(IDENTITY, lambda g, ans, v: g, save=(), save_out=False)
+
+
+def values_of(x):
+    """The stored values of sparse ``x`` as a dense Tensor sharing its storage
+    (differentiable into ``x``); ``weft.sparse.values`` checks its argument, then calls this."""
+    return apply(IDENTITY, x)
 
 
 class SparseLayoutError(TypeError):
@@ -119,58 +132,15 @@ class SparseBase(Tensor):
         raise TypeError("sparse tensors have no DLPack form; export their components")
 
     # -- shared accessors ----------------------------------------------------------
-    def values(self, name=None):
-        """The stored values as a dense Tensor (no copy; differentiable into this tensor)."""
-        from .convert import values  # noqa: PLC0415
-
-        return values(self)
-
-    def to_dense(self, name=None):
-        from .convert import to_dense  # noqa: PLC0415
-
-        return to_dense(self)
-
-    def to_sparse_coo(self, sparse_dim=None, name=None):
-        from .convert import to_sparse_coo  # noqa: PLC0415
-
-        return to_sparse_coo(self, sparse_dim)
-
-    def to_sparse_csr(self, name=None):
-        from .convert import to_sparse_csr  # noqa: PLC0415
-
-        return to_sparse_csr(self)
-
-    def coalesce(self, name=None):
-        from .convert import coalesce  # noqa: PLC0415
-
-        return coalesce(self)
-
-    def is_same_shape(self, y):
-        from .structural import is_same_shape  # noqa: PLC0415
-
-        return is_same_shape(self, y)
+    # values, to_dense, to_sparse_coo, to_sparse_csr, coalesce and clone are attached
+    # by convert.py, is_same_shape, astype and cast by structural.py (add_methods), the
+    # modules that implement them; this module sits below both.
 
     def detach(self):
         """Same components and values storage, no history, ``stop_gradient=True``."""
         t = self._same_pattern(self._data)
         t._version = self._version
         return t
-
-    def clone(self, name=None):
-        """A copy of the components and values (differentiable into this tensor)."""
-        from .convert import clone  # noqa: PLC0415
-
-        return clone(self)
-
-    def astype(self, dtype):
-        from .structural import cast  # noqa: PLC0415
-
-        return cast(self, value_dtype=dtype)
-
-    def cast(self, index_dtype=None, value_dtype=None):
-        from .structural import cast  # noqa: PLC0415
-
-        return cast(self, index_dtype, value_dtype)
 
     # -- engine interface ----------------------------------------------------------
     def _same_pattern(self, data):
@@ -205,20 +175,15 @@ class SparseBase(Tensor):
                                  f"{type(g).__name__} of shape {g.shape} with {g.nnz()} "
                                  f"entries for a {type(self).__name__} of shape {self.shape} "
                                  f"with {self.nnz()} entries")
-            from .convert import values  # noqa: PLC0415
-
-            return values(g)
+            return values_of(g)
         if g._data.shape != self._data.shape and list(g._data.shape) == self.shape:
             # a dense gradient of the whole tensor: keep it at the stored positions only
-            from .structural import mask_as  # noqa: PLC0415
-
-            return mask_as(g, self).values()
+            # (_mask_dense is structural.mask_as, attached when structural loads)
+            return values_of(self._mask_dense(g))
         return g
 
     def _add_grad(self, a, b):
         """``a + b`` for two gradients of this tensor (both of its pattern)."""
-        from ..ops.math.ufuncs import add  # noqa: PLC0415
-
         return self._grad_from_values(add(_values_view(a), _values_view(b)))
 
     # -- printing ------------------------------------------------------------------
@@ -238,9 +203,7 @@ class SparseBase(Tensor):
 def _values_view(g):
     """The values of a sparse gradient (differentiable), or ``g`` itself when dense."""
     if isinstance(g, SparseBase):
-        from .convert import values  # noqa: PLC0415
-
-        return values(g)
+        return values_of(g)
     return g
 
 
@@ -402,9 +365,6 @@ def adopt(t, v):
     identity op, so the sparse tensor is a non-leaf and gradients reach ``v``."""
     if not v.stop_gradient:
         if v._node is None:
-            from ..autograd.engine import apply  # noqa: PLC0415
-            from .convert import IDENTITY  # noqa: PLC0415
-
             v = apply(IDENTITY, v)
             t._data = v._data
         t.stop_gradient = False
