@@ -507,7 +507,7 @@ def install_tensor_methods():
         "to_dense": _dense_to_dense_method, "values": _dense_values_method,
         "indices": _dense_layout_error("indices"), "crows": _dense_layout_error("crows"),
         "cols": _dense_layout_error("cols"), "nnz": _dense_layout_error("nnz"),
-        "sparse_dim": _dense_sparse_dim, "dense_dim": _dense_dense_dim,})
+        "sparse_dim": _dense_sparse_dim, "dense_dim": _dense_dense_dim})
 
 
 __all__ = ["to_dense", "to_sparse_coo", "to_sparse_csr", "coalesce", "values"]
