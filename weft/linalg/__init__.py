@@ -1,10 +1,11 @@
 """Linear algebra on batches of matrices (``paddle.linalg``), following api-linalg.md.
 
-This first slice holds 30 of the spec's 40 functions: the solvers and factorisations
+This slice holds 36 of the spec's 40 functions: the solvers and factorisations
 ``inv``, ``solve``, ``triangular_solve``, ``cholesky``, ``cholesky_solve``,
-``cholesky_inverse``, ``det``, ``slogdet``, ``eigh``, ``eigvalsh``, ``svd``, ``svdvals``,
-``qr``, ``householder_product``, ``pinv``, ``cond``, ``matrix_exp``, ``matrix_norm``,
-``vector_norm``, ``matrix_power``, ``matrix_rank``, ``multi_dot``,
+``cholesky_inverse``, ``det``, ``slogdet``, ``eig``, ``eigvals``, ``eigh``,
+``eigvalsh``, ``svd``, ``svdvals``, ``qr``, ``householder_product``, ``lu``,
+``lu_unpack``, ``lu_solve``, ``lstsq``, ``pinv``, ``cond``, ``matrix_exp``,
+``matrix_norm``, ``vector_norm``, ``matrix_power``, ``matrix_rank``, ``multi_dot``,
 ``matrix_transpose``, ``vecdot``, ``cov`` and ``corrcoef`` (batched, numpy-style
 broadcast of solver batch dimensions, real and complex, differentiable to any order
 except ``matrix_rank``), and the products re-exported from the top level:
@@ -26,13 +27,18 @@ from ._solvers import cholesky, det, inv, slogdet, solve, triangular_solve
 from ._composite import (cholesky_inverse, cholesky_solve, cond, matrix_norm, matrix_power,
                          matrix_rank, matrix_transpose, multi_dot, pinv, vecdot,
                          vector_norm)
+from ._eig import eig, eigvals
 from ._expm import matrix_exp
+from ._lstsq import lstsq
+from ._lu import lu, lu_solve, lu_unpack
 from ._qr import householder_product, qr
 from ._spectral import eigh, eigvalsh, svd, svdvals
 from ._stats import corrcoef, cov
 
 __all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "cond", "corrcoef", "cov",
-           "cross", "det", "diagonal", "eigh", "eigvalsh", "householder_product", "inv",
-           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
-           "matrix_transpose", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd",
-           "svdvals", "triangular_solve", "vecdot", "vector_norm"]
+           "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
+           "householder_product", "inv",
+           "lstsq", "lu", "lu_solve", "lu_unpack", "matmul", "matrix_exp", "matrix_norm",
+           "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm", "pinv",
+           "qr", "slogdet", "solve", "svd", "svdvals", "triangular_solve", "vecdot",
+           "vector_norm"]
