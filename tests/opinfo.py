@@ -173,6 +173,22 @@ def make_arg(shape, dtype, rng, low=-3.0, high=3.0, noncontig=False, exclude_zer
     return a
 
 
+def matrix_arg(shape, dtype, rng):
+    """A random (batch of) matrices with entries in [-1, 1) (the linalg entries' operand)."""
+    return make_arg(shape, dtype, rng, -1.0, 1.0)
+
+
+def well_conditioned(shape, dtype, rng):
+    """Random square matrices ``[*, n, n]`` made well conditioned by adding ``n·I``."""
+    n = shape[-1]
+    return (make_arg(shape, dtype, rng, -1.0, 1.0) + n * np.eye(n)).astype(dtype)
+
+
+def conj_t(a):
+    """The conjugate transpose of the last two axes."""
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
 def unary_samples(low=-3.0, high=3.0, exclude_zero=False, shapes=None):
     """Samples for elementwise unary ops: the usual shapes plus 0-D, empty and non-contiguous."""
     shapes = shapes or [(5,), (3, 4)]

@@ -7,19 +7,7 @@ import numpy as np
 import weft
 from tests.opinfo import (ALL_NUMERIC, COMPLEX, FLOAT_AND_COMPLEX, ErrorInput, OpInfo,
                           SampleInput, make_arg)
-
-
-def _a(shape, dtype, rng):
-    return make_arg(shape, dtype, rng, -1.0, 1.0)
-
-
-def _wc(shape, dtype, rng):
-    n = shape[-1]
-    return (make_arg(shape, dtype, rng, -1.0, 1.0) + n * np.eye(n)).astype(dtype)
-
-
-def _mH(a):
-    return np.conj(np.swapaxes(a, -1, -2))
+from tests.opinfo import conj_t as _mH, matrix_arg as _a, well_conditioned as _wc
 
 
 def _transpose_samples(dtype, rng):

@@ -8,11 +8,8 @@ distinct eigenvalues, so the order is stable under gradcheck's perturbations."""
 import numpy as np
 
 import weft
-from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput, make_arg
-
-
-def _a(shape, dtype, rng):
-    return make_arg(shape, dtype, rng, -1.0, 1.0)
+from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput
+from tests.opinfo import matrix_arg as _a
 
 
 def _cdtype(dtype):

@@ -3,11 +3,8 @@ numpy.linalg.lstsq per matrix, with Paddle's per-driver return structure."""
 import numpy as np
 
 import weft
-from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput, make_arg
-
-
-def _a(shape, dtype, rng):
-    return make_arg(shape, dtype, rng, -1.0, 1.0)
+from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput
+from tests.opinfo import matrix_arg as _a
 
 
 def _ref_lstsq(a, b, rcond=None, driver=None):

@@ -7,11 +7,8 @@ import numpy as np
 import scipy.linalg as sl
 
 import weft
-from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput, make_arg
-
-
-def _a(shape, dtype, rng):
-    return make_arg(shape, dtype, rng, -1.0, 1.0)
+from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput
+from tests.opinfo import matrix_arg as _a
 
 
 def _flat(a):

@@ -9,21 +9,8 @@ import numpy as np
 import scipy.linalg as sl
 
 import weft
-from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput, make_arg
-
-
-def _a(shape, dtype, rng):
-    return make_arg(shape, dtype, rng, -1.0, 1.0)
-
-
-def _wc(shape, dtype, rng):
-    """Random square matrices ``[*, n, n]`` made well conditioned by adding ``n·I``."""
-    n = shape[-1]
-    return (make_arg(shape, dtype, rng, -1.0, 1.0) + n * np.eye(n)).astype(dtype)
-
-
-def _mH(a):
-    return np.conj(np.swapaxes(a, -1, -2))
+from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput
+from tests.opinfo import conj_t as _mH, matrix_arg as _a, well_conditioned as _wc
 
 
 _SQUARE = [((3, 3), "2-D"), ((2, 3, 3), "batch"), ((2, 1, 2, 2), "2 batch dims"),

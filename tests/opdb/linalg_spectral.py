@@ -12,20 +12,13 @@ import numpy as np
 import scipy.linalg.lapack as lp
 
 import weft
-from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput, make_arg
+from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput
+from tests.opinfo import conj_t as _mH, matrix_arg as _a
 
 _SQUARE = [((3, 3), "2-D"), ((2, 3, 3), "batch"), ((2, 1, 2, 2), "2 batch dims"),
            ((1, 1), "1x1"), ((0, 0), "empty matrix"), ((0, 2, 2), "empty batch")]
 _RECT = [((4, 3), "tall"), ((3, 4), "wide"), ((2, 3, 3), "batch square"),
          ((2, 1, 4, 2), "2 batch dims"), ((0, 3), "no rows"), ((2, 0, 3), "empty")]
-
-
-def _a(shape, dtype, rng):
-    return make_arg(shape, dtype, rng, -1.0, 1.0)
-
-
-def _mH(a):
-    return np.conj(np.swapaxes(a, -1, -2))
 
 
 def _herm(x):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.args import tensor_arg, xp_of
+from ..core.args import check_same_place, tensor_arg, xp_of
 from ..core.dtype import UnsupportedDtypeError
 from ..ops.cast import cast
 from ..ops.math.ufuncs import cj
@@ -30,6 +30,18 @@ def matrix_arg(x, op, arg="x", square=True):
         raise ValueError(f"{op}: {arg} must be a batch of square matrices [*, n, n], "
                          f"got shape {x.shape}")
     return compute_dtype(x, op, arg)
+
+
+def rhs_arg(y, x, op, arg="y"):
+    """The right-hand side ``y`` of a solve with ``x``: a batch of matrices ``[*, m, k]`` on
+    ``x``'s device, in a dtype LAPACK computes in."""
+    y = tensor_arg(y, arg, op)
+    if y.ndim < 2:
+        raise ValueError(f"{op}: {arg} must be a batch of matrices [*, m, k] (at least 2-D), "
+                         f"got shape {y.shape}")
+    check_same_place(x, y, op)
+    y, _ = matrix_arg(y, op, arg, square=False)
+    return y
 
 
 def compute_dtype(x, op, arg="x"):

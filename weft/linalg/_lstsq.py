@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
-from ..core.args import check_same_place, tensor_arg, xp_of
+from ..core.args import tensor_arg, xp_of
 from ..core.tensor import Tensor
 from ..ops.products import _mm
-from ._common import matrix_arg, mH, restore
+from ._common import matrix_arg, mH, restore, rhs_arg
 from ._composite import pinv
 from ._solvers import _broadcast_batch
 
@@ -142,12 +142,7 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
         raise ValueError(f"lstsq: driver must be None, 'gels', 'gelsy', 'gelsd' or 'gelss', "
                          f"got {driver!r}")
     x, back = matrix_arg(x, op, "x", square=False)
-    y = tensor_arg(y, "y", op)
-    if y.ndim < 2:
-        raise ValueError(f"{op}: y must be a batch of matrices [*, m, k] (at least 2-D), "
-                         f"got shape {y.shape}")
-    check_same_place(x, y, op)
-    y, _ = matrix_arg(y, op, "y", square=False)
+    y = rhs_arg(y, x, op)
     if xp_of(x._data) is not np and driver != "gels":
         raise ValueError(f"lstsq: only driver 'gels' is supported on the GPU, got {driver!r}")
     if y._data.dtype != x._data.dtype:

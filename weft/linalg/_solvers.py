@@ -38,7 +38,8 @@ from ..ops.math.ufuncs import cj, imag, real, where
 from ..ops.reduction.aggregate import prod
 from ..ops.products import _mm, _mT
 from ..ops.shape.views import squeeze, unsqueeze
-from ._common import batch_index, first_failure, lapack_module, matrix_arg, mH, restore
+from ._common import (batch_index, first_failure, lapack_module, matrix_arg, mH, restore,
+                      rhs_arg)
 
 __all__ = ["cholesky", "det", "inv", "slogdet", "solve", "triangular_solve"]
 
@@ -260,12 +261,7 @@ def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, nam
     """
     op = "triangular_solve"
     x, back = matrix_arg(x, op, "x")
-    y = tensor_arg(y, "y", op)
-    if y.ndim < 2:
-        raise ValueError(f"{op}: y must be a batch of matrices [*, m, k] (at least 2-D), "
-                         f"got shape {y.shape}")
-    check_same_place(x, y, op)
-    y, _ = matrix_arg(y, op, "y", square=False)
+    y = rhs_arg(y, x, op)
     if y._data.dtype != x._data.dtype:
         raise TypeError(f"{op}: x and y must have the same dtype, got "
                         f"{x._data.dtype.name} and {y._data.dtype.name}")
