@@ -35,7 +35,8 @@ CASE_SEND = "weft send_u_recv sum fwd+bwd (2e4 n, 2e5 E, 64 f32)"
 
 # Runs in a fresh interpreter; argv: order, repeat.  Prints one JSON line.
 _TORCH_CHILD = r"""
-import json, statistics, sys, time
+import json, sys
+from benchmarks._harness import timeit  # stdlib only: imports neither torch nor weft
 order, repeat = sys.argv[1], int(sys.argv[2])
 if order == "weft-first":
     import weft
@@ -44,14 +45,7 @@ if order == "weft-after":
     import weft
 
 def median_time(fn, repeat, number):
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return statistics.median(times)
+    return timeit(fn, repeat=repeat, number=number)
 
 g = torch.Generator().manual_seed(0)
 a = torch.randn(1024, 32, 32, dtype=torch.float64, generator=g) + 32 * torch.eye(32, dtype=torch.float64)
@@ -74,21 +68,15 @@ print(json.dumps({"solve": solve, "mlp": mlp, "threads": torch.get_num_threads()
 
 # argv: repeat.  Prints one JSON line.
 _WEFT_CHILD = r"""
-import json, statistics, sys, time
+import json, sys
+from benchmarks._harness import timeit
 import numpy as np
 import weft
 from benchmarks.gnn import _weft_gcn
 repeat = int(sys.argv[1])
 
 def median_time(fn, repeat, number):
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return statistics.median(times)
+    return timeit(fn, repeat=repeat, number=number)
 
 epoch, _ = _weft_gcn(weft.datasets.Planetoid("cora"))
 gcn = median_time(epoch, repeat, 5)
