@@ -184,6 +184,23 @@ def well_conditioned(shape, dtype, rng):
     return (make_arg(shape, dtype, rng, -1.0, 1.0) + n * np.eye(n)).astype(dtype)
 
 
+def square_matrix_errors(op):
+    """Error inputs every function of square matrices shares: a non-square, a 1-D and an
+    integer or bool operand."""
+    from weft import UnsupportedDtypeError
+
+    def gen(rng):
+        yield ErrorInput(SampleInput(matrix_arg((2, 3), "float64", rng)), ValueError,
+                         f"{op}: x must be a batch of square matrices")
+        yield ErrorInput(SampleInput(matrix_arg((3,), "float64", rng)), ValueError,
+                         "at least 2-D")
+        yield ErrorInput(SampleInput(np.ones((2, 2), np.int64)), UnsupportedDtypeError,
+                         f"{op}: x has dtype int64")
+        yield ErrorInput(SampleInput(np.ones((2, 2), np.bool_)), TypeError,
+                         f"{op}: x has dtype bool")
+    return gen
+
+
 def conj_t(a):
     """The conjugate transpose of the last two axes."""
     return np.conj(np.swapaxes(a, -1, -2))

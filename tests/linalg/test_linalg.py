@@ -13,9 +13,7 @@ L = weft.linalg
 
 
 def _leaf(a):
-    t = weft.to_tensor(a)
-    t.stop_gradient = False
-    return t
+    return weft.to_tensor(a, stop_gradient=False)
 
 
 def test_same_objects_as_top_level():

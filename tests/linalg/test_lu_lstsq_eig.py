@@ -12,9 +12,7 @@ L = weft.linalg
 
 
 def _leaf(a):
-    t = weft.to_tensor(a)
-    t.stop_gradient = False
-    return t
+    return weft.to_tensor(a, stop_gradient=False)
 
 
 def test_eig_gauge_dependent_loss_warns_and_invariant_does_not():

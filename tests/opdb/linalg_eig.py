@@ -8,8 +8,8 @@ distinct eigenvalues, so the order is stable under gradcheck's perturbations."""
 import numpy as np
 
 import weft
-from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput
-from tests.opinfo import matrix_arg as _a
+from tests.opinfo import FLOAT_AND_COMPLEX, OpInfo, SampleInput
+from tests.opinfo import matrix_arg as _a, square_matrix_errors
 
 
 def _cdtype(dtype):
@@ -49,22 +49,12 @@ def _ref_eig_invariant(x):
     return w, (np.abs(v) ** 2).astype(np.finfo(w.dtype).dtype)
 
 
-def _errors(op):
-    def gen(rng):
-        yield ErrorInput(SampleInput(_a((2, 3), "float64", rng)), ValueError,
-                         f"{op}: x must be a batch of square matrices")
-        yield ErrorInput(SampleInput(_a((3,), "float64", rng)), ValueError, "at least 2-D")
-        yield ErrorInput(SampleInput(np.ones((2, 2), np.int64)), weft.UnsupportedDtypeError,
-                         f"{op}: x has dtype int64")
-    return gen
-
-
 OPS = [
     OpInfo("linalg.eig", weft.linalg.eig, _ref_eig, _samples, dtypes=FLOAT_AND_COMPLEX,
-           supports_grad=False, error_inputs=_errors("eig")),
+           supports_grad=False, error_inputs=square_matrix_errors("eig")),
     # the phase-invariant part of eig's output: what a gradient is defined for
     OpInfo("linalg.eig_invariant", _eig_invariant, _ref_eig_invariant, _samples,
            dtypes=FLOAT_AND_COMPLEX),
     OpInfo("linalg.eigvals", weft.linalg.eigvals, _ref_eigvals, _samples,
-           dtypes=FLOAT_AND_COMPLEX, error_inputs=_errors("eigvals")),
+           dtypes=FLOAT_AND_COMPLEX, error_inputs=square_matrix_errors("eigvals")),
 ]

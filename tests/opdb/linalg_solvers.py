@@ -9,7 +9,7 @@ import numpy as np
 import scipy.linalg as sl
 
 import weft
-from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput
+from tests.opinfo import FLOAT_AND_COMPLEX, ErrorInput, OpInfo, SampleInput, square_matrix_errors
 from tests.opinfo import conj_t as _mH, matrix_arg as _a, well_conditioned as _wc
 
 
@@ -22,24 +22,12 @@ def _square_samples(dtype, rng):
         yield SampleInput(_wc(shape, dtype, rng), name=name)
 
 
-def _square_errors(op):
-    def gen(rng):
-        yield ErrorInput(SampleInput(_a((2, 3), "float64", rng)), ValueError,
-                         f"{op}: x must be a batch of square matrices")
-        yield ErrorInput(SampleInput(_a((3,), "float64", rng)), ValueError, "at least 2-D")
-        yield ErrorInput(SampleInput(np.ones((2, 2), np.int64)), weft.UnsupportedDtypeError,
-                         f"{op}: x has dtype int64")
-        yield ErrorInput(SampleInput(np.ones((2, 2), np.bool_)), TypeError,
-                         f"{op}: x has dtype bool")
-    return gen
-
-
 # ---------------------------------------------------------------------------------
 # inv
 
 
 def _inv_errors(rng):
-    yield from _square_errors("inv")(rng)
+    yield from square_matrix_errors("inv")(rng)
     singular = np.stack([np.eye(2), [[1.0, 2.0], [2.0, 4.0]]])
     yield ErrorInput(SampleInput(singular), ValueError,
                      r"inv: Input is not invertible \(the matrix at batch index \(1,\)")
@@ -166,7 +154,7 @@ def _cholesky_samples(dtype, rng):
 
 
 def _cholesky_errors(rng):
-    yield from _square_errors("cholesky")(rng)
+    yield from square_matrix_errors("cholesky")(rng)
     bad = np.stack([np.eye(2), np.eye(2), -np.eye(2)])
     yield ErrorInput(SampleInput(bad), ValueError,
                      "cholesky: Cholesky decomposition was not successful. The 2-th input "
@@ -253,16 +241,16 @@ OPS = [
            _cholesky_direct_samples, dtypes=FLOAT_AND_COMPLEX, supports_grad=False,
            error_inputs=_cholesky_errors),
     OpInfo("linalg.det", weft.linalg.det, np.linalg.det, _det_samples,
-           dtypes=FLOAT_AND_COMPLEX, error_inputs=_square_errors("det")),
+           dtypes=FLOAT_AND_COMPLEX, error_inputs=square_matrix_errors("det")),
     # the adjugate's SVD form: exact first derivatives at singular input; its second
     # derivative is not exact where singular values repeat or for complex singular
     # input (the SVD is not smooth there; documented in weft/linalg/_solvers.py)
     OpInfo("linalg.det_singular", weft.linalg.det, np.linalg.det, _det_singular_samples,
            dtypes=FLOAT_AND_COMPLEX, supports_gradgrad=False),
     OpInfo("linalg.slogdet", weft.linalg.slogdet, _ref_slogdet, _slogdet_samples,
-           dtypes=FLOAT_AND_COMPLEX, error_inputs=_square_errors("slogdet")),
+           dtypes=FLOAT_AND_COMPLEX, error_inputs=square_matrix_errors("slogdet")),
     OpInfo("linalg.slogdet_singular", weft.linalg.slogdet, _ref_slogdet,
            _slogdet_singular_samples, dtypes=FLOAT_AND_COMPLEX, supports_grad=False),
     OpInfo("linalg.matrix_exp", weft.linalg.matrix_exp, _ref_expm, _expm_samples,
-           dtypes=FLOAT_AND_COMPLEX, error_inputs=_square_errors("matrix_exp")),
+           dtypes=FLOAT_AND_COMPLEX, error_inputs=square_matrix_errors("matrix_exp")),
 ]
