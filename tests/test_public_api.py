@@ -18,6 +18,7 @@ import pytest
 PUBLIC_MODULES = [
     "weft", "weft.autograd", "weft.datasets", "weft.device", "weft.device.cuda", "weft.fft",
     "weft.fft.backends", "weft.fft.scipy_backend", "weft.geometric", "weft.linalg", "weft.geometric.nn",
+    "weft.geometric.distributed",
     "weft.incubate", "weft.incubate.autograd", "weft.nn", "weft.nn.functional",
     "weft.nn.initializer", "weft.nn.loss", "weft.optimizer", "weft.optimizer.lr",
     "weft.regularizer", "weft.sparse", "weft.utils", "weft.utils.dlpack",

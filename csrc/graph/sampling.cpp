@@ -7,7 +7,11 @@
 //
 // Determinism: input node i draws from its own stream, a small counter-based
 // generator keyed by (seed, i), so the result depends on the seed and the
-// input alone, never on the thread count or on which thread ran node i.  The
+// input alone, never on the thread count or on which thread ran node i.
+// Callers that sample a subset of a larger batch (the partitions of
+// weft.geometric.distributed) pass `positions`: node i is then keyed by
+// (seed, positions[i]), its position in the whole batch, and draws exactly what
+// it would have drawn there.  The
 // output layout is fixed first (counts, then an exclusive scan), and every node
 // then fills its own slice, so no two threads ever write the same element.
 //
@@ -265,7 +269,7 @@ void check_weights(const W* w, const std::vector<std::int64_t>& begin,
 
 py::tuple sample(const py::array& row, const py::array& colptr, const py::array* weight,
                  const py::array& nodes, std::int64_t sample_size, const py::object& eids_obj,
-                 std::uint64_t seed, const std::string& op_name) {
+                 std::uint64_t seed, const py::object& positions_obj, const std::string& op_name) {
   const char* op = op_name.c_str();
   check_index_array(row, op, "row");
   check_index_array(colptr, op, "colptr");
@@ -281,6 +285,22 @@ py::tuple sample(const py::array& row, const py::array& colptr, const py::array*
     if (eids->shape(0) != num_edges)
       value_error(op, "eids must have one entry per edge (len(row) = ", num_edges, "), got ",
                   eids->shape(0));
+  }
+  const std::int64_t* positions = nullptr;
+  py::array_t<std::int64_t> positions_arr;
+  if (!positions_obj.is_none()) {
+    const auto pa = py::cast<py::array>(positions_obj);
+    check_ndim(pa, 1, op, "positions");
+    if (!pa.dtype().equal(py::dtype::of<std::int64_t>()))
+      type_error(op, "positions must be an int64 array, got dtype ", dtype_name(pa.dtype()));
+    check_contiguous(pa, op, "positions");
+    if (pa.shape(0) != n)
+      value_error(op, "positions must have one entry per input node (", n, "), got ", pa.shape(0));
+    positions_arr = py::cast<py::array_t<std::int64_t>>(pa);
+    positions = positions_arr.data();
+    for (std::int64_t i = 0; i < n; ++i)
+      if (positions[i] < 0)
+        value_error(op, "positions must be >= 0, but positions[", i, "] = ", positions[i]);
   }
   if (weight) {
     check_ndim(*weight, 1, op, "edge_weight");
@@ -359,7 +379,7 @@ py::tuple sample(const py::array& row, const py::array& colptr, const py::array*
             continue;
           }
           if (k == 0) continue;
-          NodeRng rng(seed, static_cast<std::uint64_t>(i));
+          NodeRng rng(seed, static_cast<std::uint64_t>(positions ? positions[i] : i));
           picked.clear();
           if (wp) weighted_offsets(rng, wp + a, d, k, s, picked);
           else uniform_offsets(rng, d, k, s, picked);
@@ -391,29 +411,33 @@ void bind_sampling(py::module_& m) {
   m.def(
       "sample_neighbors",
       [](const py::array& row, const py::array& colptr, const py::array& nodes, std::int64_t sample_size,
-         const py::object& eids, std::uint64_t seed, const std::string& op) {
-        return sample(row, colptr, nullptr, nodes, sample_size, eids, seed, op);
+         const py::object& eids, std::uint64_t seed, const std::string& op, const py::object& positions) {
+        return sample(row, colptr, nullptr, nodes, sample_size, eids, seed, positions, op);
       },
       py::arg("row").noconvert(), py::arg("colptr").noconvert(), py::arg("input_nodes").noconvert(),
       py::arg("sample_size"), py::arg("eids"), py::arg("seed"), py::arg("op") = "sample_neighbors",
-      R"doc(sample_neighbors(row, colptr, input_nodes, sample_size, eids, seed, op) -> (neighbors, count, eids|None)
+      py::arg("positions") = py::none(),
+      R"doc(sample_neighbors(row, colptr, input_nodes, sample_size, eids, seed, op, positions=None) -> (neighbors, count, eids|None)
 
 CSC neighbour sampling, k = min(sample_size, deg) slots per input node (all when
 sample_size < 0) uniformly without replacement, listed in slot order.  row,
 colptr and input_nodes: C-contiguous 1-D int32/int64 arrays of one dtype; eids:
 None or a 1-D int32/int64 array of len(row).  count is int32.  The result
-depends only on (inputs, seed), not on the thread count.
+depends only on (inputs, seed), not on the thread count: input node i draws
+from the stream keyed by (seed, i), or by (seed, positions[i]) when positions
+(a 1-D int64 array of len(input_nodes), entries >= 0) is given.
 )doc");
   m.def(
       "weighted_sample_neighbors",
       [](const py::array& row, const py::array& colptr, const py::array& weight, const py::array& nodes,
-         std::int64_t sample_size, const py::object& eids, std::uint64_t seed, const std::string& op) {
-        return sample(row, colptr, &weight, nodes, sample_size, eids, seed, op);
+         std::int64_t sample_size, const py::object& eids, std::uint64_t seed, const std::string& op,
+         const py::object& positions) {
+        return sample(row, colptr, &weight, nodes, sample_size, eids, seed, positions, op);
       },
       py::arg("row").noconvert(), py::arg("colptr").noconvert(), py::arg("edge_weight").noconvert(),
       py::arg("input_nodes").noconvert(), py::arg("sample_size"), py::arg("eids"), py::arg("seed"),
-      py::arg("op") = "weighted_sample_neighbors",
-      R"doc(weighted_sample_neighbors(row, colptr, edge_weight, input_nodes, sample_size, eids, seed, op)
+      py::arg("op") = "weighted_sample_neighbors", py::arg("positions") = py::none(),
+      R"doc(weighted_sample_neighbors(row, colptr, edge_weight, input_nodes, sample_size, eids, seed, op, positions=None)
 
 As sample_neighbors, but slots are drawn with probability proportional to
 edge_weight (float32/float64, len(row), non-negative, no NaN; +inf weights

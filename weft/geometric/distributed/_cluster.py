@@ -1,0 +1,123 @@
+"""Placing parts on Dask workers and waiting for them with bounded time.
+
+Every distributed object of this package keeps its parts as futures pinned to
+one worker each (``workers=[address]``, ``allow_other_workers=False``): the part
+is loaded or built there once and every later task that takes the future as an
+argument runs there too, so a part's arrays never travel.  If that worker dies,
+the scheduler cannot run the part's tasks anywhere else and would wait forever;
+``Placement.gather`` therefore waits in short slices and, between them, checks
+that every worker holding a part is still the one that loaded it, and raises a
+``RuntimeError`` naming the lost worker and parts instead of hanging.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ._dask import distributed
+
+_POLL_S = 0.25
+
+
+def client_arg(client, op):
+    dd = distributed()
+    if not isinstance(client, dd.Client):
+        raise TypeError(f"{op}: client must be a dask.distributed.Client, got "
+                        f"{type(client).__name__}")
+    return client
+
+
+def timeout_arg(timeout, op):
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"{op}: timeout must be a positive number of seconds, got {timeout!r}")
+    return float(timeout)
+
+
+class Placement:
+    """``num_parts`` parts spread round-robin over the client's workers (sorted by
+    address, so the layout is a function of the cluster), with the waiting rules
+    above.  ``stats`` counts tasks and the bytes of arrays sent and received."""
+
+    def __init__(self, client, num_parts, timeout, op):
+        self.client = client_arg(client, op)
+        self.timeout = timeout_arg(timeout, op)
+        self.op = op
+        workers = self._workers()
+        if not workers:
+            raise ValueError(f"{op}: the client has no workers (scheduler "
+                             f"{client.scheduler.address}); start workers or wait for them "
+                             "(client.wait_for_workers) first")
+        addrs = sorted(workers)
+        self.part_worker = [addrs[p % len(addrs)] for p in range(num_parts)]
+        self.worker_id = {a: workers[a].get("id") for a in set(self.part_worker)}
+        self.stats = dict(tasks=0, bytes_sent=0, bytes_received=0)
+
+    def _workers(self):
+        return dict(self.client.scheduler_info(n_workers=-1)["workers"])
+
+    def check_alive(self, what):
+        """``RuntimeError`` if a worker holding a part has gone or was restarted."""
+        alive = self._workers()
+        lost = [a for a, wid in self.worker_id.items()
+                if a not in alive or alive[a].get("id") != wid]
+        if lost:
+            parts = [p for p, a in enumerate(self.part_worker) if a in lost]
+            raise RuntimeError(
+                f"{self.op}: worker {', '.join(lost)} holding part(s) {parts} was lost "
+                f"while {what}; the parts it held are gone. Create the "
+                f"{self.op.split('.')[0]} again on the remaining workers")
+
+    def submit(self, part, fn, *args, **kwargs):
+        """Run ``fn(*args)`` on the worker of ``part``."""
+        self.stats["tasks"] += 1
+        self.stats["bytes_sent"] += sum(getattr(a, "nbytes", 0) for a in args)
+        return self.client.submit(fn, *args, workers=[self.part_worker[part]],
+                                  allow_other_workers=False, pure=False, **kwargs)
+
+    def gather(self, futures, what, count=True):
+        """The results of ``futures``, waiting at most ``timeout`` seconds in all."""
+        dd = distributed()
+        deadline = time.monotonic() + self.timeout
+        out = []
+        try:
+            for f in futures:
+                while True:
+                    left = deadline - time.monotonic()
+                    try:
+                        out.append(f.result(timeout=max(min(_POLL_S, left), 0.001)))
+                        break
+                    except TimeoutError:
+                        self.check_alive(what)
+                        if time.monotonic() >= deadline:
+                            raise TimeoutError(
+                                f"{self.op}: {what} did not finish within timeout="
+                                f"{self.timeout:g} s (the workers are alive but busy or "
+                                "stuck; raise timeout= for large graphs)") from None
+                    except dd.KilledWorker as err:
+                        raise RuntimeError(f"{self.op}: a worker died while {what}: "
+                                           f"{err}") from err
+        except BaseException:
+            self.client.cancel(list(futures))
+            raise
+        if count:
+            self.stats["bytes_received"] += sum(_nbytes(r) for r in out)
+        return out
+
+    def reset_stats(self):
+        for k in self.stats:
+            self.stats[k] = 0
+
+
+def aligned(a):
+    """``a`` as a C-contiguous, aligned array: Dask may hand a task arrays that view
+    its message frames at any byte offset, which the native kernels refuse."""
+    if a is None or (a.flags.c_contiguous and a.flags.aligned):
+        return a
+    return np.array(a, order="C", copy=True)
+
+
+def _nbytes(r):
+    if isinstance(r, (tuple, list)):
+        return sum(_nbytes(x) for x in r)
+    return getattr(r, "nbytes", 0)

@@ -1,0 +1,250 @@
+"""``DistCSR``: a CSR matrix partitioned by rows across Dask workers, and its
+product with a dense matrix, differentiable.
+
+Part ``p`` holds the rows it owns as a CSR block whose columns are renumbered
+to the distinct columns those rows touch (``cols_p``, ascending: the part's own
+rows and its halo).  ``A @ X`` sends each part the rows ``X[cols_p]`` it needs
+(``mode="halo"``) or the whole of ``X`` once to every worker
+(``mode="broadcast"``, which then picks ``X[cols_p]`` itself); every part runs
+weft's native SpMM on its block and the client places the results at the part's
+rows.  Since a row is computed whole by one part, with its entries in the
+original order, the result equals the single-machine ``weft.sparse.matmul``.
+
+The backward of ``Y = A @ X`` is ``dX = Aᵀ @ dY``, the transposed distributed
+product: part ``p`` receives ``dY`` at its rows, returns ``A_pᵀ @ dY_p`` on its
+columns, and the client adds the contributions of all parts (in part order, so
+the sum is deterministic).  The two products are each other's backward, so
+gradients of any order work.  ``A`` itself is a constant (no gradient for its
+values).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd import PyLayer
+from ...core.tensor import Tensor
+from ...sparse import matmul as _sparse_matmul, sparse_csr_tensor, transpose as _sparse_transpose
+from ...sparse.tensor import SparseBase, SparseCsrTensor
+from ._cluster import Placement, aligned
+from .partition import Partitioning, _index_array, range_assign
+
+MODES = ("halo", "broadcast")
+
+
+class _Block:
+    """One part's rows on its worker: CSR over local columns, plus its transpose
+    (built on first use) as weft sparse tensors."""
+
+    def __init__(self, crows, cols, values, ncols):
+        self.crows, self.cols, self.values = aligned(crows), aligned(cols), aligned(values)
+        self.ncols = ncols
+        self._a = self._at = None
+
+    def matrix(self, transpose):
+        if self._a is None:
+            shape = [self.crows.shape[0] - 1, self.ncols]
+            self._a = sparse_csr_tensor(self.crows, self.cols, self.values, shape)
+        if transpose and self._at is None:
+            self._at = _sparse_transpose(self._a, [1, 0])
+        return self._at if transpose else self._a
+
+    def nbytes(self):
+        return self.crows.nbytes + self.cols.nbytes + self.values.nbytes
+
+
+def _block_task(crows, cols, values, ncols):
+    return _Block(crows, cols, values, ncols)
+
+
+def _nbytes_task(block):
+    return block.nbytes()
+
+
+def _forward_task(block, x, cols):
+    if cols is not None:          # broadcast mode: x is the whole X
+        x = x[cols]
+    return _sparse_matmul(block.matrix(False), Tensor._wrap(aligned(x))).numpy()
+
+
+def _backward_task(block, g):
+    return _sparse_matmul(block.matrix(True), Tensor._wrap(aligned(g))).numpy()
+
+
+def _assignment_arg(parts, nrows, op):
+    if isinstance(parts, Partitioning):
+        a = parts.assignment
+    elif isinstance(parts, (int, np.integer)) and not isinstance(parts, bool):
+        if not 1 <= parts <= max(nrows, 1):
+            raise ValueError(f"{op}: parts must be in [1, rows = {nrows}], got {parts}")
+        return range_assign(nrows, int(parts)), int(parts)
+    else:
+        a = _index_array(parts, "parts", op)
+    if a.shape != (nrows,):
+        raise ValueError(f"{op}: parts must be an int, a Partitioning or an assignment of shape "
+                         f"[rows = {nrows}], got shape {list(a.shape)}")
+    if a.size and a.min() < 0:
+        raise ValueError(f"{op}: the assignment holds a negative part id {a.min()}")
+    return a.astype(np.int32), int(a.max()) + 1 if a.size else 1
+
+
+def _csr_arrays(matrix, op):
+    """``(crows, cols, values, shape)`` of a weft CSR / COO tensor or a scipy matrix."""
+    if isinstance(matrix, SparseBase):
+        if len(matrix.shape) != 2:
+            raise ValueError(f"{op}: matrix must be 2-D, got shape {list(matrix.shape)}")
+        if not isinstance(matrix, SparseCsrTensor):
+            matrix = matrix.to_sparse_csr()
+        return (np.asarray(matrix.crows().numpy()), np.asarray(matrix.cols().numpy()),
+                np.asarray(matrix.values().numpy()), tuple(matrix.shape))
+    if hasattr(matrix, "tocsr") and hasattr(matrix, "shape"):
+        m = matrix.tocsr()
+        if m.ndim != 2:
+            raise ValueError(f"{op}: matrix must be 2-D, got shape {list(m.shape)}")
+        return m.indptr, m.indices, m.data, tuple(m.shape)
+    raise TypeError(f"{op}: matrix must be a weft sparse tensor or a scipy.sparse matrix, got "
+                    f"{type(matrix).__name__}")
+
+
+class DistCSR:
+    """A 2-D sparse matrix ``A [M, N]`` partitioned by rows over a Dask cluster.
+
+    Args:
+        client: a ``dask.distributed.Client`` with at least one worker.
+        matrix: a weft CSR (or COO) tensor, or a scipy.sparse matrix (float32/float64
+            or complex values).
+        parts: the row -> part assignment: an int (contiguous blocks of rows, sizes differing by at most one), an int
+            array ``[M]``, or a :class:`Partitioning` (its node assignment, for the
+            adjacency of a partitioned graph).
+        mode (str): ``"halo"`` (each product sends each part only the rows of X its
+            columns touch) or ``"broadcast"`` (X goes once to every worker).
+        timeout (float): seconds any call may wait for the workers.
+
+    ``A @ X`` (or :meth:`matmul`) takes a dense Tensor ``X [N, K]`` of the matrix's
+    dtype and returns ``[M, K]``, differentiable in X to any order.
+
+    Raises: ``TypeError`` / ``ValueError`` for a bad client, matrix, assignment or
+    mode, or a client without workers; ``RuntimeError`` if a worker holding a part
+    dies; ``TimeoutError`` past ``timeout``.
+    """
+
+    op = "DistCSR"
+
+    def __init__(self, client, matrix, parts, mode="halo", timeout=120.0):
+        op = self.op
+        if mode not in MODES:
+            raise ValueError(f"{op}: mode must be one of {', '.join(map(repr, MODES))}, got "
+                             f"{mode!r}")
+        crows, cols, values, shape = _csr_arrays(matrix, op)
+        assign, nparts = _assignment_arg(parts, shape[0], op)
+        self.shape, self.dtype, self.mode = shape, values.dtype, mode
+        self._place = Placement(client, nparts, timeout, op)
+        self.client = self._place.client
+        crows = crows.astype(np.int64)
+        deg = np.diff(crows)
+        order = np.argsort(assign, kind="stable")
+        bounds = np.searchsorted(assign[order], np.arange(nparts + 1))
+        self._rows, self._cols, futures = [], [], []
+        for p in range(nparts):
+            rows = order[bounds[p]:bounds[p + 1]].astype(np.int64)
+            d = deg[rows]
+            lptr = np.zeros(rows.size + 1, np.int64)
+            np.cumsum(d, out=lptr[1:])
+            slots = np.repeat(crows[rows] - lptr[:-1], d) + np.arange(lptr[-1])
+            pc = cols[slots].astype(np.int64)
+            ucols, local = np.unique(pc, return_inverse=True)
+            self._rows.append(rows)
+            self._cols.append(ucols)
+            futures.append(self._place.submit(p, _block_task, lptr, local.astype(np.int64),
+                                              np.ascontiguousarray(values[slots]), ucols.size))
+        # wait on a tiny task per block: the blocks themselves stay on the workers
+        self.part_nbytes = self._place.gather(
+            [self._place.submit(p, _nbytes_task, f) for p, f in enumerate(futures)],
+            "placing the row blocks", count=False)
+        self._blocks = futures
+        self._place.reset_stats()
+
+    @property
+    def num_parts(self):
+        return len(self._blocks)
+
+    @property
+    def stats(self):
+        """``tasks``, ``bytes_sent``, ``bytes_received`` since :meth:`reset_stats`."""
+        return dict(self._place.stats)
+
+    def reset_stats(self):
+        self._place.reset_stats()
+
+    def close(self):
+        if self._blocks:
+            self.client.cancel(self._blocks)
+            self._blocks = []
+
+    def __repr__(self):
+        return (f"DistCSR(shape={list(self.shape)}, dtype={self.dtype}, "
+                f"num_parts={self.num_parts}, mode={self.mode!r})")
+
+    def _alive(self, what):
+        if not self._blocks:
+            raise RuntimeError(f"{self.op}: the matrix was closed")
+        self._place.check_alive(what)
+
+    def _product(self, x, transpose):
+        """``A @ x`` or ``Aᵀ @ x`` on host arrays."""
+        place = self._place
+        if transpose:
+            self._alive("computing Aᵀ @ G")
+            futures = [place.submit(p, _backward_task, b, x[self._rows[p]])
+                       for p, b in enumerate(self._blocks)]
+            out = np.zeros((self.shape[1], x.shape[1]), x.dtype)
+            for cols, r in zip(self._cols, place.gather(futures, "computing Aᵀ @ G")):
+                out[cols] += r
+            return out
+        self._alive("computing A @ X")
+        if self.mode == "broadcast":
+            xf = self.client.scatter(x, broadcast=True, hash=False)
+            place.stats["bytes_sent"] += x.nbytes * len(set(place.part_worker))
+            futures = [self.client.submit(_forward_task, b, xf, self._cols[p],
+                                          workers=[place.part_worker[p]],
+                                          allow_other_workers=False, pure=False)
+                       for p, b in enumerate(self._blocks)]
+            place.stats["tasks"] += len(futures)
+        else:
+            futures = [place.submit(p, _forward_task, b, x[self._cols[p]], None)
+                       for p, b in enumerate(self._blocks)]
+        out = np.zeros((self.shape[0], x.shape[1]), x.dtype)
+        for rows, r in zip(self._rows, place.gather(futures, "computing A @ X")):
+            out[rows] = r
+        return out
+
+    def matmul(self, x):
+        """``A @ x`` for a dense Tensor ``x [N, K]`` of the matrix's dtype."""
+        op = f"{self.op}.matmul"
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{op}: x must be a dense Tensor, got {type(x).__name__}")
+        if len(x.shape) != 2 or x.shape[0] != self.shape[1]:
+            raise ValueError(f"{op}: x must have shape [{self.shape[1]}, K] for a "
+                             f"{list(self.shape)} matrix, got {list(x.shape)}")
+        if np.dtype(x.numpy().dtype) != self.dtype:
+            raise ValueError(f"{op}: x has dtype {x.numpy().dtype} but the matrix has dtype "
+                             f"{self.dtype}; cast one of them")
+        return _DistMatmul.apply(x, self, False)
+
+    def __matmul__(self, x):
+        return self.matmul(x)
+
+
+class _DistMatmul(PyLayer):
+    """``A @ x`` (``transpose=False``) or ``Aᵀ @ x``; each is the other's vjp."""
+
+    @staticmethod
+    def forward(ctx, x, mat, transpose):
+        ctx.mat, ctx.transpose = mat, transpose
+        return Tensor._wrap(mat._product(np.ascontiguousarray(x.numpy()), transpose))
+
+    @staticmethod
+    def backward(ctx, g):
+        return _DistMatmul.apply(g, ctx.mat, not ctx.transpose)
+
+
+__all__ = ["DistCSR"]
