@@ -305,8 +305,12 @@ def b_sample(d, weighted):
     nodes = _ints(d, d(st.integers(0, 4)), 0, nn, it)
     eids = np.arange(len(row), dtype=it) if d(st.booleans()) else None
     head = (row, colptr) + ((np.abs(_vals(d, (len(row),), _vt(d, False))),) if weighted else ())
+    # positions (the streams of a subset of a larger batch): None or one int64 per node
+    positions = (np.asarray(d(st.lists(st.integers(0, 2 ** 40), min_size=len(nodes),
+                                       max_size=len(nodes))), np.int64)
+                 if d(st.booleans()) else None)
     return head + (nodes, d(st.integers(-1, 3)), eids, d(st.integers(0, 2 ** 64 - 1)),
-                   "weighted_sample_neighbors" if weighted else "sample_neighbors")
+                   "weighted_sample_neighbors" if weighted else "sample_neighbors", positions)
 
 
 def b_slice(d):
@@ -461,10 +465,11 @@ RANDOM_ARGS = {
                                "send_u_recv"), {}),
     "segment_reduce": lambda d: ((values(d, 2), index(d), word(d, REDUCES), "segment_sum"), {}),
     "sample_neighbors": lambda d: ((index(d), crows(d), index(d), size(d), maybe(d, index),
-                                    d(st.integers(0, 2 ** 64 - 1)), "sample_neighbors"), {}),
+                                    d(st.integers(0, 2 ** 64 - 1)), "sample_neighbors",
+                                    maybe(d, index)), {}),
     "weighted_sample_neighbors": lambda d: ((index(d), crows(d), values(d), index(d), size(d),
                                              maybe(d, index), d(st.integers(0, 2 ** 64 - 1)),
-                                             "weighted_sample_neighbors"), {}),
+                                             "weighted_sample_neighbors", maybe(d, index)), {}),
     "sparse_csr_slice": lambda d: ((crows(d), index(d), shape(d, 3), shape(d, 3), shape(d, 3)), {}),
     "sparse_csr_softmax": lambda d: ((crows(d), values(d)), {}),
     "sparse_csr_softmax_grad": lambda d: ((crows(d), values(d), values(d)), {}),

@@ -136,8 +136,12 @@ class GraphSAGE(weft.nn.Layer):
         return x
 
 
-def sample_blocks(row, colptr, seeds, fanout):
+def sample_blocks(row, colptr, seeds, fanout, sampler=None):
     """Multi-hop neighbour sampling from ``seeds``.
+
+    ``sampler(nodes, k)``, when given, replaces
+    ``sample_neighbors(row, colptr, nodes, sample_size=k)`` (for instance a
+    :class:`weft.geometric.distributed.DistGraph`'s ``sample_neighbors``).
 
     Returns ``(nodes, blocks, sizes)``: ``nodes`` the global ids of every sampled node
     (seeds first), ``blocks`` a list of ``(edge_index, n_dst)`` ordered from the
@@ -154,8 +158,11 @@ def sample_blocks(row, colptr, seeds, fanout):
     """
     nodes = seeds
     blocks, sizes = [], []
+    if sampler is None:
+        def sampler(nodes, k):
+            return sample_neighbors(row, colptr, nodes, sample_size=k)
     for k in fanout:
-        nbrs, count = sample_neighbors(row, colptr, nodes, sample_size=k)
+        nbrs, count = sampler(nodes, k)
         src, dst, out = reindex_graph(nodes, nbrs, count)
         blocks.append((weft.stack([src, dst]), int(nodes.shape[0])))
         sizes.append((int(out.shape[0]), int(src.shape[0])))

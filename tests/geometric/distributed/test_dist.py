@@ -274,3 +274,17 @@ def test_worker_killed_mid_run(client, graph, parted):
     assert time.monotonic() - t0 < TIMEOUT
     dg.close()
     client.wait_for_workers(2, timeout=TIMEOUT)   # the nanny restarts it for later tests
+
+
+def test_example_quick(client, capsys):
+    from weft.examples import distributed_sage
+
+    out = distributed_sage.main(["--quick"], client=client)
+    text = capsys.readouterr().out
+    # the distributed run sees the batches of the single-machine run: same accuracy
+    assert out["single_acc"] == out["distributed_acc"]
+    assert out["single_acc"] > 1 / 8          # 8 classes; it learned something
+    assert "single-machine test accuracy:" in text and "distributed test accuracy:" in text
+    assert "\nidentical (chance 12.5%)" in text
+    with pytest.raises(SystemExit):
+        distributed_sage.parse_args(["--workers", "0"])

@@ -227,3 +227,35 @@ def test_errors(tmp_path):
     (d / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="not a weft partitioning"):
         load_part(d, 0)
+
+
+def test_sampler_positions_reproduce_the_whole_batch():
+    """The native sampler's ``positions``: a subset of a batch, sampled with the
+    positions its nodes hold in the batch, draws exactly what they drew there."""
+    from weft._native import extension as C
+
+    rng = np.random.default_rng(0)
+    deg = rng.integers(0, 40, 60)
+    colptr = np.concatenate([[0], np.cumsum(deg)]).astype(np.int64)
+    row = rng.integers(0, 60, colptr[-1]).astype(np.int64)
+    eids = np.arange(row.size, dtype=np.int64) + 7
+    nodes = rng.integers(0, 60, 50).astype(np.int64)
+    nb, cnt, e = C.sample_neighbors(row, colptr, nodes, 5, eids, 99, "t")
+    off = np.concatenate([[0], np.cumsum(cnt)])
+    pos = np.array([1, 4, 9, 30, 49], np.int64)
+    nb2, cnt2, e2 = C.sample_neighbors(row, colptr, nodes[pos], 5, eids, 99, "t", positions=pos)
+    assert np.array_equal(cnt2, cnt[pos])
+    assert np.array_equal(nb2, np.concatenate([nb[off[i]:off[i + 1]] for i in pos]))
+    assert np.array_equal(e2, np.concatenate([e[off[i]:off[i + 1]] for i in pos]))
+    # default positions are 0..n-1
+    same = C.sample_neighbors(row, colptr, nodes, 5, None, 99, "t",
+                              positions=np.arange(50, dtype=np.int64))
+    assert np.array_equal(same[0], nb)
+    with pytest.raises(ValueError, match="positions must have one entry per input node"):
+        C.sample_neighbors(row, colptr, nodes, 5, None, 99, "t", positions=pos)
+    with pytest.raises(TypeError, match="positions must be an int64 array"):
+        C.sample_neighbors(row, colptr, nodes[pos], 5, None, 99, "t",
+                           positions=pos.astype(np.int32))
+    with pytest.raises(ValueError, match=r"positions must be >= 0, but positions\[0\] = -1"):
+        C.sample_neighbors(row, colptr, nodes[:1], 5, None, 99, "t",
+                           positions=np.array([-1], np.int64))

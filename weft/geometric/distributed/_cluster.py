@@ -1,13 +1,15 @@
 """Placing parts on Dask workers and waiting for them with bounded time.
 
-Every distributed object of this package keeps its parts as futures pinned to
-one worker each (``workers=[address]``, ``allow_other_workers=False``): the part
-is loaded or built there once and every later task that takes the future as an
-argument runs there too, so a part's arrays never travel.  If that worker dies,
-the scheduler cannot run the part's tasks anywhere else and would wait forever;
-``Placement.gather`` therefore waits in short slices and, between them, checks
-that every worker holding a part is still the one that loaded it, and raises a
-``RuntimeError`` naming the lost worker and parts instead of hanging.
+Every distributed object of this package keeps its parts on one worker each
+(``workers=[address]``, ``allow_other_workers=False``), loaded or built there
+once, so that a part's arrays never travel: either as a Dask *actor* (calls go
+from the client straight to the worker, without the scheduler: the lowest
+latency, used for sampling) or as a future that later tasks take as an argument
+(tasks also accept other futures, such as a broadcast matrix; used by SpMM).  If
+that worker dies, the part's calls could wait forever; ``Placement.gather``
+therefore waits in short slices and, between them, checks that every worker
+holding a part is still the one that loaded it, and raises a ``RuntimeError``
+naming the lost worker and parts instead of hanging.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import numpy as np
 from ._dask import distributed
 
 _POLL_S = 0.25
+_SCATTER_BYTES = 1 << 20
 
 
 def client_arg(client, op):
@@ -68,12 +71,35 @@ class Placement:
                 f"while {what}; the parts it held are gone. Create the "
                 f"{self.op.split('.')[0]} again on the remaining workers")
 
-    def submit(self, part, fn, *args, **kwargs):
-        """Run ``fn(*args)`` on the worker of ``part``."""
+    def submit(self, part, fn, *args):
+        """Run the task ``fn(*args)`` on the worker of ``part``; large arrays are
+        scattered to that worker first (a task message is no place for them)."""
+        self._count(args)
+        w = [self.part_worker[part]]
+        args = [self.client.scatter(a, workers=w, hash=False)
+                if getattr(a, "nbytes", 0) > _SCATTER_BYTES else a for a in args]
+        return self.client.submit(fn, *args, workers=w, allow_other_workers=False, pure=False)
+
+    def actors(self, cls, args_of):
+        """One actor ``cls(*args_of(p))`` per part, on the part's worker."""
+        futures = [self.client.submit(cls, *args_of(p), workers=[w], allow_other_workers=False,
+                                      actor=True, pure=False)
+                   for p, w in enumerate(self.part_worker)]
+        return futures, self.gather(futures, "starting the parts", count=False)
+
+    def call(self, actor, method, *args):
+        """``actor.method(*args)`` (an ActorFuture), counted in ``stats``."""
+        self._count(args)
+        try:
+            fn = getattr(actor, method)
+        except RuntimeError:    # "Worker holding Actor was lost"
+            self.check_alive(f"calling {method}")
+            raise
+        return fn(*args)
+
+    def _count(self, args):
         self.stats["tasks"] += 1
         self.stats["bytes_sent"] += sum(getattr(a, "nbytes", 0) for a in args)
-        return self.client.submit(fn, *args, workers=[self.part_worker[part]],
-                                  allow_other_workers=False, pure=False, **kwargs)
 
     def gather(self, futures, what, count=True):
         """The results of ``futures``, waiting at most ``timeout`` seconds in all."""
@@ -97,8 +123,13 @@ class Placement:
                     except dd.KilledWorker as err:
                         raise RuntimeError(f"{self.op}: a worker died while {what}: "
                                            f"{err}") from err
+                    except OSError:
+                        # an actor whose worker is gone fails with a comm error: name the
+                        # worker; any other OSError (a missing part file) is the answer
+                        self.check_alive(what)
+                        raise
         except BaseException:
-            self.client.cancel(list(futures))
+            self.client.cancel([f for f in futures if isinstance(f, dd.Future)])
             raise
         if count:
             self.stats["bytes_received"] += sum(_nbytes(r) for r in out)

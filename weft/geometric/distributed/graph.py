@@ -1,8 +1,8 @@
 """``DistGraph``: a partitioned graph served by Dask workers.
 
 Each part of a :func:`partition_graph` directory is loaded once, by one worker,
-and stays there (a future pinned to that worker); node features live with their
-owners.  The client holds only the node -> part assignment and routes every
+and stays there (held by a Dask actor pinned to that worker); node features live
+with their owners.  The client holds only the node -> part assignment and routes every
 request by it: a batch of nodes is split by owner and each part gets one task
 per call (per hop for multi-hop sampling), never one per node.
 
@@ -29,28 +29,30 @@ from .partition import load_part, load_partitioning
 
 
 # ---------------------------------------------------------------------------------
-# worker-side tasks (module-level so that workers import them by name)
+# the worker side: one actor per part (module-level so that workers import it)
 
-def _load_task(path, part, partition_id):
-    return load_part(path, part, partition_id)
+class PartServer:
+    """Holds one part on its worker and answers the client's requests."""
 
+    def __init__(self, path, part, partition_id):
+        self.gpart = load_part(path, part, partition_id)
 
-def _sample_task(gpart, nodes, positions, k, seed, with_eids, with_deg, op):
-    local = gpart.local_ids(nodes).astype(gpart.row.dtype)
-    nb, cnt, e = _C.sample_neighbors(gpart.row, gpart.colptr, local, k,
-                                     gpart.eids if with_eids else None, seed, op,
-                                     positions=aligned(positions))
-    deg = np.diff(gpart.colptr)[local] if with_deg else None
-    return nb, cnt, e, deg
+    def sample(self, nodes, positions, k, seed, with_eids, with_deg, op):
+        gp = self.gpart
+        local = gp.local_ids(nodes).astype(gp.row.dtype)
+        nb, cnt, e = _C.sample_neighbors(gp.row, gp.colptr, local, k,
+                                         gp.eids if with_eids else None, seed, op,
+                                         positions=aligned(positions))
+        deg = (gp.colptr[local + 1] - gp.colptr[local]) if with_deg else None
+        return nb, cnt, e, deg
 
+    def features(self, ids):
+        return self.gpart.features[self.gpart.local_ids(ids)]
 
-def _features_task(gpart, ids):
-    return gpart.features[gpart.local_ids(ids)]
-
-
-def _part_stats_task(gpart):
-    return dict(part=gpart.part, nodes=int(gpart.owned.size), edges=int(gpart.row.size),
-                halo=int(gpart.halo.size), nbytes=int(gpart.nbytes()))
+    def stats(self):
+        gp = self.gpart
+        return dict(part=gp.part, nodes=int(gp.owned.size), edges=int(gp.row.size),
+                    halo=int(gp.halo.size), nbytes=int(gp.nbytes()))
 
 
 # ---------------------------------------------------------------------------------
@@ -77,6 +79,8 @@ def _by_owner(assignment, nodes):
     """``[(part, positions)]``: the positions of ``nodes`` owned by each part
     (ascending), parts without any left out."""
     owner = assignment[nodes]
+    if owner.size and owner.max() < 1 << 15:
+        owner = owner.astype(np.int16)     # numpy's stable sort is a radix sort on 16 bits
     order = np.argsort(owner, kind="stable")
     sorted_owner = owner[order]
     cuts = np.flatnonzero(np.diff(sorted_owner)) + 1
@@ -96,8 +100,9 @@ class DistGraph:
             the workers before raising ``TimeoutError``; a lost worker is reported
             within a fraction of a second as ``RuntimeError``.
 
-    Part ``p`` is loaded by worker ``p mod W`` (workers sorted by address) and stays
-    there until :meth:`close`.  Results are weft Tensors on the CPU.
+    Part ``p`` is loaded by worker ``p mod W`` (workers sorted by address), held by
+    a Dask actor there until :meth:`close`; requests go from the client straight to
+    that actor.  Results are weft Tensors on the CPU.
 
     Raises (construction): ``TypeError`` for a non-Client, ``ValueError`` for a
     client without workers, a part from another partitioning or a changed part
@@ -114,12 +119,9 @@ class DistGraph:
         self._dtype = self.info.index_dtype
         self._place = Placement(client, self.num_parts, timeout, self.op)
         self.client = self._place.client
-        futures = [self._place.submit(p, _load_task, self.info.path, p, self.info.partition_id)
-                   for p in range(self.num_parts)]
-        # wait on a tiny task per part: the parts themselves stay on the workers
-        self._place.gather([self._place.submit(p, _part_stats_task, f)
-                            for p, f in enumerate(futures)], "loading the parts", count=False)
-        self._parts = futures
+        info = self.info
+        self._futures, self._parts = self._place.actors(
+            PartServer, lambda p: (info.path, p, info.partition_id))
         self._place.reset_stats()
 
     # -- bookkeeping ----------------------------------------------------------------
@@ -140,8 +142,8 @@ class DistGraph:
     def part_stats(self):
         """Per part: its worker, nodes, edges, halo size and bytes held."""
         self._alive("reading part statistics")
-        out = self._place.gather([self._place.submit(p, _part_stats_task, f)
-                                  for p, f in enumerate(self._parts)], "reading part statistics")
+        out = self._place.gather([self._place.call(a, "stats") for a in self._parts],
+                                 "reading part statistics")
         for s in out:
             s["worker"] = self._place.part_worker[s["part"]]
         return out
@@ -149,8 +151,8 @@ class DistGraph:
     def close(self):
         """Release the parts on the workers."""
         if self._parts:
-            self.client.cancel(self._parts)
             self._parts = []
+            self.client.cancel(self._futures)
 
     def __enter__(self):
         return self
@@ -163,19 +165,22 @@ class DistGraph:
                 f"num_parts={self.num_parts}, workers={len(set(self._place.part_worker))})")
 
     def _alive(self, what):
+        # a lost worker is noticed by the call itself (Placement.gather), which saves
+        # a round trip to the scheduler per call
         if not self._parts:
             raise RuntimeError(f"{self.op}: the graph was closed")
-        self._place.check_alive(what)
 
     # -- sampling -------------------------------------------------------------------
     def _sample_hop(self, nodes, k, seed, with_eids, with_deg, op):
         """One hop: ``(neighbors, count, eids|None, deg|None)`` for ``nodes``, as the
         native sampler returns them for the whole batch."""
         groups = _by_owner(self._assign, nodes)
-        futures = [self._place.submit(p, _sample_task, self._parts[p], nodes[pos], pos, k, seed,
-                                      with_eids, with_deg, op) for p, pos in groups]
+        futures = [self._place.call(self._parts[p], "sample", nodes[pos], pos, k, seed, with_eids,
+                                    with_deg, op) for p, pos in groups]
         results = self._place.gather(futures, f"sampling {nodes.size} nodes")
         n = nodes.size
+        if len(groups) == 1:                        # one part owns the whole batch
+            return results[0]
         count = np.zeros(n, np.int32)
         for (_, pos), (_, cnt, _, _) in zip(groups, results):
             count[pos] = cnt
@@ -284,8 +289,7 @@ class DistGraph:
         a = _ids_arg(ids, "ids", op, self.num_nodes, np.int64)
         self._alive("fetching features")
         groups = _by_owner(self._assign, a)
-        futures = [self._place.submit(p, _features_task, self._parts[p], a[pos])
-                   for p, pos in groups]
+        futures = [self._place.call(self._parts[p], "features", a[pos]) for p, pos in groups]
         results = self._place.gather(futures, f"fetching the features of {a.size} nodes")
         out = np.empty((a.size,) + self.info.feature_shape, self.info.feature_dtype)
         for (_, pos), r in zip(groups, results):

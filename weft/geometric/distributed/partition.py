@@ -340,6 +340,16 @@ class GraphPart:
     def local_ids(self, ids):
         """Local ids of the global ``ids``; ``ValueError`` if one is not owned here."""
         ids = np.asarray(ids)
+        n = self.owned.shape[0]
+        if n and int(self.owned[-1]) - int(self.owned[0]) == n - 1:
+            # contiguous ids (range partitions, one part): an offset, no search
+            loc = ids.astype(np.int64) - int(self.owned[0])
+            bad = (loc < 0) | (loc >= n)
+            if np.any(bad):
+                i = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"part {self.part}: node {ids.flat[i]} is not owned by this "
+                                 "part")
+            return loc
         loc = np.searchsorted(self.owned, ids)
         bad = (loc >= self.owned.shape[0]) | (self.owned[np.minimum(loc, self.owned.shape[0] - 1)]
                                               != ids) if self.owned.size else np.ones(ids.shape,

@@ -61,13 +61,21 @@ def _nbytes_task(block):
 
 
 def _forward_task(block, x, cols):
-    if cols is not None:          # broadcast mode: x is the whole X
+    if cols is not None:          # broadcast mode, a part touching some columns only
         x = x[cols]
     return _sparse_matmul(block.matrix(False), Tensor._wrap(aligned(x))).numpy()
 
 
 def _backward_task(block, g):
     return _sparse_matmul(block.matrix(True), Tensor._wrap(aligned(g))).numpy()
+
+
+def _as_slice(rows):
+    """``rows`` (ascending) as a slice when they are contiguous: writing a part's
+    result then is a block copy."""
+    if rows.size and int(rows[-1]) - int(rows[0]) == rows.size - 1:
+        return slice(int(rows[0]), int(rows[-1]) + 1)
+    return rows
 
 
 def _assignment_arg(parts, nrows, op):
@@ -152,8 +160,9 @@ class DistCSR:
             slots = np.repeat(crows[rows] - lptr[:-1], d) + np.arange(lptr[-1])
             pc = cols[slots].astype(np.int64)
             ucols, local = np.unique(pc, return_inverse=True)
-            self._rows.append(rows)
-            self._cols.append(ucols)
+            self._rows.append(_as_slice(rows))
+            # None: the part touches every column, X goes as it is (no gather)
+            self._cols.append(None if ucols.size == shape[1] else ucols)
             futures.append(self._place.submit(p, _block_task, lptr, local.astype(np.int64),
                                               np.ascontiguousarray(values[slots]), ucols.size))
         # wait on a tiny task per block: the blocks themselves stay on the workers
@@ -198,7 +207,10 @@ class DistCSR:
                        for p, b in enumerate(self._blocks)]
             out = np.zeros((self.shape[1], x.shape[1]), x.dtype)
             for cols, r in zip(self._cols, place.gather(futures, "computing Aᵀ @ G")):
-                out[cols] += r
+                if cols is None:
+                    out += r
+                else:
+                    out[cols] += r
             return out
         self._alive("computing A @ X")
         if self.mode == "broadcast":
@@ -210,10 +222,14 @@ class DistCSR:
                        for p, b in enumerate(self._blocks)]
             place.stats["tasks"] += len(futures)
         else:
-            futures = [place.submit(p, _forward_task, b, x[self._cols[p]], None)
-                       for p, b in enumerate(self._blocks)]
+            futures = [place.submit(p, _forward_task, b, x if c is None else x[c], None)
+                       for p, (b, c) in enumerate(zip(self._blocks, self._cols))]
+        results = place.gather(futures, "computing A @ X")
+        if len(results) == 1 and isinstance(self._rows[0], slice) and \
+                self._rows[0] == slice(0, self.shape[0]):
+            return results[0]
         out = np.zeros((self.shape[0], x.shape[1]), x.dtype)
-        for rows, r in zip(self._rows, place.gather(futures, "computing A @ X")):
+        for rows, r in zip(self._rows, results):
             out[rows] = r
         return out
 
