@@ -57,12 +57,13 @@ def _same(a, b):
         np.testing.assert_array_equal(x.numpy(), y.numpy())
 
 
-@pytest.mark.parametrize("parts", [1, 2, 3])
-def test_sampling_equals_single_machine(client, graph, parted, parts):
+@pytest.mark.parametrize("parts,one_worker", [(1, False), (2, False), (3, False), (3, True)])
+def test_sampling_equals_single_machine(client, graph, parted, parts, one_worker):
     g = graph
     eids = weft.to_tensor(np.arange(g.num_edges))
     seeds = weft.to_tensor(np.array([5, 17, 3, 399, 5, 250, 0, 123, 77]))
-    with DistGraph(client, parted[parts], timeout=TIMEOUT) as dg:
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])[:1] if one_worker else None
+    with DistGraph(client, parted[parts], timeout=TIMEOUT, workers=workers) as dg:
         for k in (3, -1, 0):
             weft.seed(7)
             a = sample_neighbors(g.row, g.colptr, seeds, k, eids=eids, return_eids=True)
@@ -88,7 +89,7 @@ def test_sampling_equals_single_machine(client, graph, parted, parts):
         dg.reset_stats()
         dg.sample_neighbors(weft.to_tensor(np.arange(400)), 2)
         assert dg.stats["tasks"] == parts
-        assert len(set(dg.part_workers)) == min(parts, 2)
+        assert len(set(dg.part_workers)) == (1 if one_worker else min(parts, 2))
 
 
 def test_int32_graph_and_features(client, graph, tmp_path):
@@ -228,6 +229,10 @@ def test_bad_input(client, graph, parted, tmp_path):
         DistGraph("tcp://127.0.0.1:8786", parted[1])
     with pytest.raises(ValueError, match="timeout must be a positive number"):
         DistGraph(client, parted[1], timeout=0)
+    with pytest.raises(ValueError, match="are not workers of this client"):
+        DistGraph(client, parted[1], timeout=TIMEOUT, workers=["tcp://10.9.9.9:1"])
+    with pytest.raises(TypeError, match="workers must be a non-empty list"):
+        DistGraph(client, parted[1], timeout=TIMEOUT, workers="tcp://10.9.9.9:1")
     a = _csr(10, 8, 0.3, 0)
     d = DistCSR(client, a, 2, timeout=TIMEOUT)
     with pytest.raises(ValueError, match=r"x must have shape \[8, K\]"):

@@ -38,11 +38,12 @@ def timeout_arg(timeout, op):
 
 
 class Placement:
-    """``num_parts`` parts spread round-robin over the client's workers (sorted by
-    address, so the layout is a function of the cluster), with the waiting rules
+    """``num_parts`` parts spread round-robin over the client's workers, or the
+    subset ``use_workers`` (sorted by address, so the layout is a function of the
+    cluster), with the waiting rules
     above.  ``stats`` counts tasks and the bytes of arrays sent and received."""
 
-    def __init__(self, client, num_parts, timeout, op):
+    def __init__(self, client, num_parts, timeout, op, use_workers=None):
         self.client = client_arg(client, op)
         self.timeout = timeout_arg(timeout, op)
         self.op = op
@@ -52,6 +53,16 @@ class Placement:
                              f"{client.scheduler.address}); start workers or wait for them "
                              "(client.wait_for_workers) first")
         addrs = sorted(workers)
+        if use_workers is not None:
+            if isinstance(use_workers, str) or not all(isinstance(w, str) for w in use_workers) \
+                    or not use_workers:
+                raise TypeError(f"{op}: workers must be a non-empty list of worker addresses, "
+                                f"got {use_workers!r}")
+            unknown = sorted(set(use_workers) - set(addrs))
+            if unknown:
+                raise ValueError(f"{op}: workers {unknown} are not workers of this client "
+                                 f"(it has {addrs})")
+            addrs = sorted(set(use_workers))
         self.part_worker = [addrs[p % len(addrs)] for p in range(num_parts)]
         self.worker_id = {a: workers[a].get("id") for a in set(self.part_worker)}
         self.stats = dict(tasks=0, bytes_sent=0, bytes_received=0)

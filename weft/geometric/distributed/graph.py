@@ -99,8 +99,10 @@ class DistGraph:
         timeout (float): seconds any one call (and the initial load) may wait for
             the workers before raising ``TimeoutError``; a lost worker is reported
             within a fraction of a second as ``RuntimeError``.
+        workers (list of str, optional): the addresses of the workers to use
+            (default: all the client's workers).
 
-    Part ``p`` is loaded by worker ``p mod W`` (workers sorted by address), held by
+    Part ``p`` is loaded by worker ``p mod W`` (the W workers sorted by address), held by
     a Dask actor there until :meth:`close`; requests go from the client straight to
     that actor.  Results are weft Tensors on the CPU.
 
@@ -111,13 +113,13 @@ class DistGraph:
 
     op = "DistGraph"
 
-    def __init__(self, client, path, timeout=120.0):
+    def __init__(self, client, path, timeout=120.0, workers=None):
         self.info = load_partitioning(path)
         self._assign = self.info.assignment
         self.num_nodes = self.info.num_nodes
         self.num_parts = self.info.num_parts
         self._dtype = self.info.index_dtype
-        self._place = Placement(client, self.num_parts, timeout, self.op)
+        self._place = Placement(client, self.num_parts, timeout, self.op, workers)
         self.client = self._place.client
         info = self.info
         self._futures, self._parts = self._place.actors(

@@ -126,6 +126,8 @@ class DistCSR:
         mode (str): ``"halo"`` (each product sends each part only the rows of X its
             columns touch) or ``"broadcast"`` (X goes once to every worker).
         timeout (float): seconds any call may wait for the workers.
+        workers (list of str, optional): the worker addresses to use (default all);
+            part ``p`` goes to worker ``p mod W``.
 
     ``A @ X`` (or :meth:`matmul`) takes a dense Tensor ``X [N, K]`` of the matrix's
     dtype and returns ``[M, K]``, differentiable in X to any order.
@@ -137,7 +139,7 @@ class DistCSR:
 
     op = "DistCSR"
 
-    def __init__(self, client, matrix, parts, mode="halo", timeout=120.0):
+    def __init__(self, client, matrix, parts, mode="halo", timeout=120.0, workers=None):
         op = self.op
         if mode not in MODES:
             raise ValueError(f"{op}: mode must be one of {', '.join(map(repr, MODES))}, got "
@@ -145,7 +147,7 @@ class DistCSR:
         crows, cols, values, shape = _csr_arrays(matrix, op)
         assign, nparts = _assignment_arg(parts, shape[0], op)
         self.shape, self.dtype, self.mode = shape, values.dtype, mode
-        self._place = Placement(client, nparts, timeout, op)
+        self._place = Placement(client, nparts, timeout, op, workers)
         self.client = self._place.client
         crows = crows.astype(np.int64)
         deg = np.diff(crows)
