@@ -27,6 +27,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from weft._native import extension as _C
+from weft.core.backend import resolve as _resolve
+from weft.linalg import backends as _lb
+
+_resolve("linalg", "cpu")   # registers the LAPACK routines of provider 0
 
 ALLOWED = (ValueError, TypeError, IndexError, OverflowError, MemoryError)
 
@@ -408,6 +412,48 @@ def b_sampled(d):
     return (pc, pl, xc, xl, _vals(d, (len(xl),), vt), yc, yl, _vals(d, (len(yl),), vt), n)
 
 
+# the LAPACK driver (csrc/linalg/lapack.cpp): provider 0 is registered by weft.linalg
+# (below); provider 1 (mkl) usually is not, which must raise cleanly too
+def _lp(d):
+    return d(st.sampled_from(["float64", "float32", "complex128", "complex64"])), d(st.integers(0, 3))
+
+
+def b_lapack(d, kind):
+    vt, B = _lp(d)
+    m, n, k = (d(st.integers(0, 4)) for _ in range(3))
+    p = d(st.sampled_from([0, 0, 0, 1]))
+    sq = _vals(d, (B, n, n), vt)
+    rhs = _vals(d, (B, n, k), vt)
+    if kind in ("lu", "qr", "svd"):
+        a = _vals(d, (B, m, n), vt)
+        return (p, a) + {"lu": (), "qr": (d(st.integers(0, 2)),), "svd": (d(st.integers(0, 2)),)}[kind]
+    if kind in ("slogdet", "inv", "cholesky"):
+        return (p, sq)
+    if kind in ("solve", "cholesky_solve"):
+        return (p, sq, rhs)
+    if kind == "triangular_solve":
+        return (p, sq, rhs, d(st.booleans()), d(st.integers(0, 2)), d(st.booleans()))
+    if kind == "eigh":
+        return (p, sq, d(st.booleans()), d(st.booleans()))
+    if kind == "eig":
+        return (p, sq, d(st.booleans()))
+    if kind == "gelsd":
+        return (p, _vals(d, (B, m, n), vt), _vals(d, (B, m, k), vt), d(st.sampled_from([-1.0, 0.0, 1e-6, 0.5])))
+    kk = d(st.integers(0, n))
+    if kind == "householder_product":
+        return (p, _vals(d, (B, max(m, n), n), vt), _vals(d, (B, kk), vt))
+    left = d(st.booleans())
+    c = _vals(d, (B, m, n), vt)
+    r = m if left else n
+    kk = min(kk, r)
+    return (p, _vals(d, (B, r, d(st.integers(kk, kk + 2))), vt), _vals(d, (B, kk), vt), c, left, d(st.booleans()))
+
+
+def b_lapack_register(d):
+    name = d(st.sampled_from(_C.lapack_routines()))
+    return (0, name, _lb._capsule(name, _lb.scipy_lapack_pointers()[name]))
+
+
 BUILDERS = {
     "index_add_": b_index_add,
     "reindex_graph": b_reindex,
@@ -437,6 +483,11 @@ BUILDERS = {
     "get_num_threads": lambda d: (),
     "has_openmp": lambda d: (),
     "build_info": lambda d: (),
+    "lapack_register": b_lapack_register,
+    "lapack_routines": lambda d: (),
+    **{f"lapack_{k}": (lambda k: lambda d: b_lapack(d, k))(k)
+       for k in ("lu", "slogdet", "solve", "inv", "cholesky", "cholesky_solve", "triangular_solve",
+                 "qr", "householder_product", "ormqr", "eigh", "svd", "eig", "gelsd")},
 }
 
 

@@ -134,9 +134,13 @@ def _pinv_herm_samples(dtype, rng):
 
 def _pinv_rank_deficient(dtype, rng):
     low = (_a((2, 4, 2), dtype, rng) @ _a((2, 2, 3), dtype, rng)).astype(dtype)
-    yield SampleInput(low, rcond=1e-8, name="rank 2 of 3")
+    # the cut-off must sit above the rounding noise of the zero singular value (~eps ·
+    # σ_max): below it the result is that noise inverted, which differs between LAPACK
+    # builds (1e-8 is under float32's eps)
+    cut = 1e-8 if np.finfo(dtype).eps < 1e-10 else 1e-4
+    yield SampleInput(low, rcond=cut, name="rank 2 of 3")
     yield SampleInput(np.zeros((2, 3), dtype), name="zero")
-    yield SampleInput(low, rcond=np.array([1e-8, 0.5]), name="rcond per batch")
+    yield SampleInput(low, rcond=np.array([cut, 0.5]), name="rcond per batch")
 
 
 def _ref_rank(x, tol=None, hermitian=False, atol=None, rtol=None):
@@ -205,7 +209,10 @@ def _cond_samples(dtype, rng):
 def _cond_singular_samples(dtype, rng):
     s = np.stack([np.eye(2), [[1.0, 2.0], [2.0, 4.0]], np.diag([1.0, 0.0])]).astype(dtype)
     for p in _COND_P:
-        yield SampleInput(s, p, name=f"singular p={p}")
+        # σ_max/σ_min of [[1, 2], [2, 4]] divides by the rounding noise LAPACK leaves in
+        # σ_min, which differs between LAPACK builds (numpy links its own); that case is
+        # checked as a bound in tests/linalg/test_lapack_driver.py
+        yield SampleInput(s if p not in (None, 2, -2) else s[::2], p, name=f"singular p={p}")
 
 
 def _ref_cond(x, p=None):

@@ -21,7 +21,23 @@ raises ``weft.UnsupportedDtypeError``.
 >>> weft.linalg.solve(a, weft.linalg.matmul(a, weft.ones([2, 1], dtype="float64"))).tolist()
 [[1.0], [1.0]]
 """
-from ..ops.products import cross, diagonal, matmul
+from ..core.backend import set_loader as _set_loader
+from . import backends as _backends
+
+
+def _attach_tables():
+    # the registry (weft.core.backend) names the linalg backends at `import weft`; their
+    # function tables live here, above core, and are attached when weft.linalg loads
+    for name in ("lapack", "mkl", "cusolver"):
+        try:
+            _set_loader("linalg", name, lambda name=name: _backends._load(name))
+        except ValueError:   # unregistered by the user before weft.linalg was imported
+            pass
+
+
+_attach_tables()
+
+from ..ops.products import cross, diagonal, matmul  # noqa: E402
 from ..ops.reduction.norms import norm
 from ._solvers import cholesky, det, inv, slogdet, solve, triangular_solve
 from ._composite import (cholesky_inverse, cholesky_solve, cond, matrix_norm, matrix_power,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.args import check_same_place, tensor_arg, xp_of
+from ..core.backend import resolve
 from ..core.dtype import UnsupportedDtypeError
 from ..ops.cast import cast
 from ..ops.math.ufuncs import cj
@@ -65,11 +66,6 @@ def mH(t):
     return cj(_mT(t))
 
 
-def lapack_module(a):
-    """``numpy.linalg`` or ``cupy.linalg`` for a backend array."""
-    return xp_of(a).linalg
-
-
 def batch_index(shape, flat):
     """A flat batch position as the index tuple a user can look up (e.g. ``(1, 0)``)."""
     if not shape:
@@ -77,10 +73,35 @@ def batch_index(shape, flat):
     return str(tuple(int(i) for i in np.unravel_index(flat, shape)))
 
 
-def first_failure(batch, test):
-    """The first flat index ``i`` of a batch of ``batch`` matrices where ``test(i)`` is
-    True (the slow per-matrix path, run only after a batched call failed)."""
-    for i in range(batch):
-        if test(i):
-            return i
-    return None
+def backend_of(a, op):
+    """The ``linalg`` backend for backend array ``a``'s device (core.backend.resolve)."""
+    return resolve("linalg", "cpu" if xp_of(a) is np else "gpu", caller=f"weft.linalg.{op}")
+
+
+def first_bad(info):
+    """The flat batch position of the first nonzero ``info`` entry, or None."""
+    info = np.asarray(info)
+    if not info.size:
+        return None
+    bad = np.flatnonzero(info.reshape(-1))
+    return int(bad[0]) if bad.size else None
+
+
+def where_in_batch(shape, flat):
+    """`` (the matrix at batch index (1, 0))`` for a batch, empty for one matrix."""
+    return f" (the matrix at batch index {batch_index(shape, flat)})" if len(shape) else ""
+
+
+def check_converged(op, info, shape):
+    """Raise for an iterative routine's failure: -1 a matrix with NaN or infinity
+    (refused before LAPACK saw it), > 0 no convergence. ``numpy.linalg.LinAlgError``,
+    a ValueError, as numpy raises for the same inputs."""
+    i = first_bad(info)
+    if i is None:
+        return
+    code = int(np.asarray(info).reshape(-1)[i])
+    if code < 0:
+        raise np.linalg.LinAlgError(f"{op}: the input contains NaN or infinity"
+                                    f"{where_in_batch(shape, i)}")
+    raise np.linalg.LinAlgError(f"{op}: LAPACK did not converge (info {code})"
+                                f"{where_in_batch(shape, i)}")

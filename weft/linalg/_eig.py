@@ -18,8 +18,6 @@ dropped. The rules are weft ops (``solve``), so higher derivatives follow.
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
@@ -28,35 +26,22 @@ from ..ops.creation import diag_embed
 from ..ops.math.ufuncs import cj, imag, real
 from ..ops.products import _mm
 from ..ops.shape.views import unsqueeze
-from ._common import matrix_arg, mH
+from ._common import backend_of, check_converged, matrix_arg, mH
 from ._solvers import _solve
 from ._spectral import _apart, _diag, _gauge_check, _inverse_gaps, _maxabs
 
 __all__ = ["eig", "eigvals"]
 
-_host_warned = []
-
-
 def _complex_of(dtype):
     return np.result_type(dtype, np.complex64)
 
 
-def _eig_fwd(a):
-    xp = xp_of(a)
-    out = _complex_of(a.dtype)
-    if a.size == 0:
-        return (xp.zeros(a.shape[:-1], out), xp.zeros(a.shape, out))
-    eig_impl = getattr(xp.linalg, "eig", None)
-    if eig_impl is None:   # an older CuPy without geev: on the host, copied back
-        if not _host_warned:
-            _host_warned.append(True)
-            warnings.warn("weft.linalg.eig: this CuPy has no general eigensolver; computing "
-                          "on the host and copying back", RuntimeWarning, stacklevel=4)
-        w, v = np.linalg.eig(xp.asnumpy(a))
-        return xp.asarray(w.astype(out)), xp.asarray(v.astype(out))
-    # numpy returns real arrays when every eigenvalue of a real batch is real
-    w, v = eig_impl(a)
-    return w.astype(out, copy=False), v.astype(out, copy=False)
+def _eig_fwd(a, vectors=True):
+    w, v, info = backend_of(a, "eig").eig(a, vectors)
+    check_converged("eig", info, a.shape[:-2])
+    out = _complex_of(a.dtype)   # a backend may give real arrays for a real spectrum
+    w = w.astype(out, copy=False)
+    return (w, v.astype(out, copy=False)) if vectors else w
 
 
 _eig = Primitive("linalg_eig", _eig_fwd, n_out=2)
@@ -91,7 +76,7 @@ defvjp(_eig, _eig_vjp, save=())
 
 
 def _eigvals_fwd(a):
-    return _eig_fwd(a)[0]
+    return _eig_fwd(a, vectors=False)
 
 
 _eigvals = Primitive("linalg_eigvals", _eigvals_fwd)

@@ -1,9 +1,9 @@
 """Least squares ``lstsq`` with Paddle's drivers and return structure (api-linalg.md
 §1 #37), batched with broadcast batch dimensions, real and complex.
 
-The forward runs LAPACK through scipy per matrix (``gels`` directly, ``gelsy``,
-``gelsd`` and ``gelss`` through ``scipy.linalg.lstsq``; on a GPU on the host, copied
-back). The solution is differentiable (weft+) by the derivative of the
+The forward runs LAPACK on the host: ``gelsd`` through weft's batch-parallel native
+driver, ``gels``, ``gelsy`` and ``gelss`` per matrix through scipy (on a GPU the input
+is copied to the host and the results back, with a one-time warning). The solution is differentiable (weft+) by the derivative of the
 pseudo-inverse, valid while the rank is locally constant (api-linalg.md §2.7): for
 ``X = A⁺ B``, ``R = B − A X`` and a cotangent ``g``::
 
@@ -19,11 +19,13 @@ import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.args import tensor_arg, xp_of
+from ..core.backend import resolve
 from ..core.tensor import Tensor
 from ..ops.products import _mm
-from ._common import matrix_arg, mH, restore, rhs_arg
+from ._common import check_converged, matrix_arg, mH, restore, rhs_arg
 from ._composite import pinv
 from ._solvers import _broadcast_batch
+from .backends import host_fallback_warning
 
 __all__ = ["lstsq"]
 
@@ -60,24 +62,31 @@ def _solve_one(a, b, driver, rcond):
 
 def _lstsq_fwd(a, b, *, driver, rcond):
     xp = xp_of(a)
-    ha, hb = (a, b) if xp is np else (xp.asnumpy(a), xp.asnumpy(b))
-    shape = np.broadcast_shapes(ha.shape[:-2], hb.shape[:-2])
-    m, n, k = ha.shape[-2], ha.shape[-1], hb.shape[-1]
+    if xp is not np:   # cuSOLVER has no batched least squares (gels) that CuPy exposes
+        host_fallback_warning("lstsq")
+        a, b = xp.asnumpy(a), xp.asnumpy(b)
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    m, n, k = a.shape[-2], a.shape[-1], b.shape[-1]
     nb = int(np.prod(shape, dtype=np.int64))
-    fa = np.broadcast_to(ha, shape + ha.shape[-2:]).reshape((nb, m, n))
-    fb = np.broadcast_to(hb, shape + hb.shape[-2:]).reshape((nb, m, k))
-    dtype = np.result_type(ha, hb)
+    fa = np.broadcast_to(a, shape + a.shape[-2:]).reshape((nb, m, n))
+    fb = np.broadcast_to(b, shape + b.shape[-2:]).reshape((nb, m, k))
+    dtype = np.result_type(a, b)
     real = np.finfo(dtype).dtype
-    sol = np.zeros((nb, n, k), dtype)
-    rank = np.zeros((nb,), np.int32)
-    sv = np.zeros((nb, min(m, n)), real)
     if rcond is None:
         rcond = np.finfo(dtype).eps * max(m, n)
-    for i in range(nb):
-        x, r, s = _solve_one(fa[i], fb[i], driver, rcond)
-        sol[i], rank[i] = x, r
-        if s is not None:
-            sv[i] = s[:min(m, n)]
+    if driver == "gelsd":   # the batch-parallel native driver
+        sol, rank, sv, info = resolve("linalg", "cpu", caller="weft.linalg.lstsq").gelsd(
+            fa.astype(dtype, copy=False), fb.astype(dtype, copy=False), rcond)
+        check_converged("lstsq", info, shape)
+    else:
+        sol = np.zeros((nb, n, k), dtype)
+        rank = np.zeros((nb,), np.int32)
+        sv = np.zeros((nb, min(m, n)), real)
+        for i in range(nb):
+            x, r, s = _solve_one(fa[i], fb[i], driver, rcond)
+            sol[i], rank[i] = x, r
+            if s is not None:
+                sv[i] = s[:min(m, n)]
     # residuals (weft+: for every driver) when they are meaningful: tall, full rank
     if m > n and bool((rank == n).all()):
         res = (np.abs(fb - fa @ sol) ** 2).sum(axis=-2).astype(real).reshape(shape + (k,))

@@ -2,8 +2,9 @@
 (Paddle semantics: 1-based int32 LAPACK pivots, ``get_infos``), batched, rectangular,
 real and complex.
 
-``lu`` is one primitive (LAPACK ``getrf`` per matrix through scipy; on a GPU the
-factorisation runs on the host and is copied back). ``pivot=False`` is Doolittle
+``lu`` is one primitive (LAPACK ``getrf`` through the linalg backend: on the CPU the
+batch-parallel native driver; CuPy has no batched ``getrf``, so on a GPU it runs on
+the host and is copied back, with a one-time warning). ``pivot=False`` is Doolittle
 elimination without row exchanges (weft+), with the same zero-pivot convention as
 ``getrf``: the column is not scaled and ``infos`` names the first zero pivot.
 
@@ -30,62 +31,36 @@ from ..ops.creation import tril, triu
 from ..ops.math.ufuncs import cj
 from ..ops.products import _mm, _mT
 from ..ops.shape.join import concat
-from ._common import matrix_arg, mH, restore
+from ._common import backend_of, matrix_arg, mH, restore
 from ._solvers import _broadcast_batch, _tri
 
 __all__ = ["lu", "lu_solve", "lu_unpack"]
 
 
-def _getrf(a):
-    """Packed LU, 1-based int32 pivots and int32 infos of host matrices ``[B, m, n]``."""
-    from scipy.linalg import get_lapack_funcs  # noqa: PLC0415
-    b, m, n = a.shape
-    k = min(m, n)
-    lu = np.empty_like(a)
-    piv = np.empty((b, k), np.int32)
-    info = np.zeros((b,), np.int32)
-    if a.size == 0:
-        piv[...] = np.arange(1, k + 1, dtype=np.int32)
-        return lu, piv, info
-    getrf, = get_lapack_funcs(("getrf",), (a,))
-    for i in range(b):
-        f, p, inf = getrf(a[i], overwrite_a=False)
-        if inf < 0:   # an illegal argument: a bug here, never the caller's input
-            raise RuntimeError(f"lu: LAPACK getrf rejected argument {-inf}")
-        lu[i], piv[i], info[i] = f, p + 1, inf
-    return lu, piv, info
-
-
 def _doolittle(a):
-    """LU without row exchanges of host matrices ``[B, m, n]``, vectorised over B."""
-    b, m, n = a.shape
+    """LU without row exchanges of matrices ``[*, m, n]``, vectorised over the batch, on
+    ``a``'s device."""
+    xp = xp_of(a)
+    m, n = a.shape[-2], a.shape[-1]
     k = min(m, n)
     lu = a.copy()
-    info = np.zeros((b,), np.int32)
+    info = xp.zeros(a.shape[:-2], np.int32)
     for j in range(k):
-        d = lu[:, j, j]
+        d = lu[..., j, j]
         zero = d == 0
         info[(info == 0) & zero] = j + 1
         # like getrf: a zero pivot leaves its column unscaled
-        lu[:, j + 1:, j] /= np.where(zero, 1, d)[:, None]
-        lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j, None] * lu[:, j, None, j + 1:]
-    piv = np.broadcast_to(np.arange(1, k + 1, dtype=np.int32), (b, k)).copy()
+        lu[..., j + 1:, j] /= xp.where(zero, 1, d)[..., None]
+        lu[..., j + 1:, j + 1:] -= lu[..., j + 1:, j, None] * lu[..., j, None, j + 1:]
+    piv = xp.broadcast_to(xp.arange(1, k + 1, dtype=np.int32), a.shape[:-2] + (k,)).copy()
     return lu, piv, info
 
 
 def _lu_fwd(a, *, pivot):
-    xp = xp_of(a)
-    host = a if xp is np else xp.asnumpy(a)
-    batch = host.shape[:-2]
-    nb = int(np.prod(batch, dtype=np.int64))
-    flat = np.ascontiguousarray(host.reshape((nb,) + host.shape[-2:]))
-    lu, piv, info = (_getrf if pivot else _doolittle)(flat)
-    lu = lu.reshape(host.shape)
-    piv = piv.reshape(batch + piv.shape[-1:])
-    info = info.reshape(batch)
-    if xp is not np:
-        lu, piv, info = xp.asarray(lu), xp.asarray(piv), xp.asarray(info)
-    return lu, piv, info
+    if not pivot:
+        return _doolittle(a)
+    lu, piv, info = backend_of(a, "lu").lu(a)
+    return lu, piv, xp_of(a).asarray(info)
 
 
 _lu = Primitive("linalg_lu", _lu_fwd, n_out=3)
@@ -95,21 +70,19 @@ def _perm(piv, m, dtype):
     """The permutation matrices ``P [*, m, m]`` (``A = P L U``) of 1-based pivots
     ``[*, k]`` as a constant Tensor on the pivots' device."""
     xp = xp_of(piv)
-    p = piv if xp is np else xp.asnumpy(piv)
-    batch, k = p.shape[:-1], p.shape[-1]
+    batch, k = piv.shape[:-1], piv.shape[-1]
     nb = int(np.prod(batch, dtype=np.int64))
-    p = p.reshape(nb, k).astype(np.int64) - 1
-    perm = np.broadcast_to(np.arange(m), (nb, m)).copy()
-    rows = np.arange(nb)
+    p = piv.reshape(nb, k).astype(np.int64) - 1
+    perm = xp.broadcast_to(xp.arange(m), (nb, m)).copy()
+    rows = xp.arange(nb)
     for i in range(k):
         # row i was exchanged with row p[:, i]: LU = A[perm], so P[perm[j], j] = 1
         t = perm[rows, i].copy()
         perm[rows, i] = perm[rows, p[:, i]]
         perm[rows, p[:, i]] = t
-    out = np.zeros((nb, m, m), dtype)
-    out[rows[:, None], perm, np.arange(m)[None, :]] = 1
-    out = out.reshape(batch + (m, m))
-    return Tensor._wrap(out if xp is np else xp.asarray(out))
+    out = xp.zeros((nb, m, m), dtype)
+    out[rows[:, None], perm, xp.arange(m)[None, :]] = 1
+    return Tensor._wrap(out.reshape(batch + (m, m)))
 
 
 def _unit_lower(lu, m, k):

@@ -25,7 +25,7 @@ from ..ops.math.ufuncs import real
 from ..ops.primitives import diagonal as _diagonal
 from ..ops.products import _mm
 from ..ops.shape.join import concat
-from ._common import compute_dtype, matrix_arg, mH, restore
+from ._common import backend_of, compute_dtype, matrix_arg, mH, restore
 from ._solvers import _tri
 
 __all__ = ["householder_product", "qr"]
@@ -34,12 +34,11 @@ _MODES = ("reduced", "complete", "r")
 
 
 def _qr_fwd(a, *, mode):
-    q, r = xp_of(a).linalg.qr(a, mode=mode)
-    return q, r
+    return backend_of(a, "qr").qr(a, mode)
 
 
 def _qr_r_fwd(a):
-    return xp_of(a).linalg.qr(a, mode="r")
+    return backend_of(a, "qr").qr(a, "r")[1]
 
 
 _qr = Primitive("linalg_qr", _qr_fwd, n_out=2)

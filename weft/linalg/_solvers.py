@@ -38,8 +38,7 @@ from ..ops.math.ufuncs import cj, imag, real, where
 from ..ops.reduction.aggregate import prod
 from ..ops.products import _mm, _mT
 from ..ops.shape.views import squeeze, unsqueeze
-from ._common import (batch_index, first_failure, lapack_module, matrix_arg, mH, restore,
-                      rhs_arg)
+from ._common import backend_of, batch_index, first_bad, matrix_arg, mH, restore, rhs_arg
 
 __all__ = ["cholesky", "det", "inv", "slogdet", "solve", "triangular_solve"]
 
@@ -50,32 +49,13 @@ def _batch(a, core=2):
     return a.shape[:-core], int(np.prod(a.shape[:-core], dtype=np.int64))
 
 
-def _singular_error(op, a):
-    """The ValueError for a singular matrix in ``a``, naming the first one."""
-    shape, n = _batch(a)
-    flat = a.reshape((n,) + a.shape[-2:])
-    la = lapack_module(a)
-
-    def singular(i):
-        try:
-            r = la.inv(flat[i])
-        except np.linalg.LinAlgError:
-            return True
-        return not bool(xp_of(r).isfinite(r).all())
-
-    i = first_failure(n, singular)
-    where = f" (the matrix at batch index {batch_index(shape, i)} is singular)" \
-        if i is not None and shape else ""
-    return ValueError(f"{op}: {_NOT_INVERTIBLE}{where}")
-
-
-def _finite_or_raise(op, a, r):
-    """GPU solvers return inf/NaN for a singular matrix instead of raising."""
-    xp = xp_of(r)
-    if xp is not np and r.size and not bool(xp.isfinite(r).all()) \
-            and bool(xp.isfinite(a).all()):
-        raise _singular_error(op, a)
-    return r
+def _check_invertible(op, info, shape):
+    """ValueError "Input is not invertible" naming the first singular matrix's index."""
+    i = first_bad(info)
+    if i is not None:
+        singular = f" (the matrix at batch index {batch_index(shape, i)} is singular)" \
+            if len(shape) else ""
+        raise ValueError(f"{op}: {_NOT_INVERTIBLE}{singular}")
 
 
 # ---------------------------------------------------------------------------------
@@ -83,11 +63,9 @@ def _finite_or_raise(op, a, r):
 
 
 def _inv_fwd(a):
-    try:
-        r = lapack_module(a).inv(a)
-    except np.linalg.LinAlgError:
-        raise _singular_error("inv", a) from None
-    return _finite_or_raise("inv", a, r)
+    x, info = backend_of(a, "inv").inv(a)
+    _check_invertible("inv", info, a.shape[:-2])
+    return x
 
 
 _inv = Primitive("linalg_inv", _inv_fwd)
@@ -101,9 +79,9 @@ def inv(x, name=None):
     batch index. ``weft.inverse`` is this function.
 
     >>> import weft
-    >>> a = weft.to_tensor([[2.0, 0.0], [0.0, 4.0]], dtype="float64")
+    >>> a = weft.to_tensor([[2.0, 1.0], [1.0, 1.0]], dtype="float64")
     >>> weft.linalg.inv(a).tolist()
-    [[0.5, 0.0], [0.0, 0.25]]
+    [[1.0, -1.0], [-1.0, 2.0]]
     """
     x, back = matrix_arg(x, "inv")
     return restore(apply(_inv, x), back)
@@ -117,11 +95,9 @@ inverse = inv
 
 
 def _solve_fwd(a, b):
-    try:
-        r = lapack_module(a).solve(a, b)
-    except np.linalg.LinAlgError:
-        raise _singular_error("solve", a) from None
-    return _finite_or_raise("solve", a, r)
+    x, info = backend_of(a, "solve").solve(a, b)
+    _check_invertible("solve", info, info.shape)
+    return x
 
 
 _solve = Primitive("linalg_solve", _solve_fwd)
@@ -204,29 +180,14 @@ def solve(x, y, left=True, name=None, *, out=None, A=None, B=None):
 
 
 def _tri_fwd(a, b, *, upper, transpose, unit):
-    xp = xp_of(a)
-    if xp is np:
-        from scipy.linalg import solve_triangular  # noqa: PLC0415
-    else:
-        from cupyx.scipy.linalg import solve_triangular  # noqa: PLC0415
-    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = xp.broadcast_to(a, shape + a.shape[-2:])
-    b = xp.broadcast_to(b, shape + b.shape[-2:])
-    out = xp.empty(shape + b.shape[-2:], dtype=xp.result_type(a, b))
-    n = int(np.prod(shape, dtype=np.int64))
-    fa = a.reshape((n,) + a.shape[-2:])
-    fb = b.reshape((n,) + b.shape[-2:])
-    fo = out.reshape((n,) + out.shape[-2:])
-    if fo.size:
-        for i in range(n):
-            if not unit and not bool((xp.diagonal(fa[i]) != 0).all()):
-                where = f" (the matrix at batch index {batch_index(shape, i)} is singular)" \
-                    if shape else ""
-                raise ValueError(f"triangular_solve: {_NOT_INVERTIBLE}: a zero on the "
-                                 f"diagonal{where}")
-            fo[i] = solve_triangular(fa[i], fb[i], trans=1 if transpose else 0,
-                                     lower=not upper, unit_diagonal=unit, check_finite=False)
-    return out
+    x, info = backend_of(a, "triangular_solve").triangular_solve(
+        a, b, upper, "T" if transpose else "N", unit)
+    i = first_bad(info)
+    if i is not None:
+        where = f" (the matrix at batch index {batch_index(info.shape, i)} is singular)" \
+            if info.ndim else ""
+        raise ValueError(f"triangular_solve: {_NOT_INVERTIBLE}: a zero on the diagonal{where}")
+    return x
 
 
 _tri = Primitive("linalg_triangular_solve", _tri_fwd)
@@ -279,31 +240,14 @@ def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, nam
 
 
 def _chol_fwd(a):
-    la = lapack_module(a)
-    bad = None
-    try:
-        r = la.cholesky(a)
-    except np.linalg.LinAlgError:
-        bad = True
-    else:
-        xp = xp_of(r)
-        bad = xp is not np and r.size and not bool(xp.isfinite(r).all())
-    if bad:
-        shape, n = _batch(a)
-        flat = a.reshape((n,) + a.shape[-2:])
-
-        def fails(i):
-            try:
-                c = la.cholesky(flat[i])
-            except np.linalg.LinAlgError:
-                return True
-            return not bool(xp_of(c).isfinite(c).all())
-
-        i = first_failure(n, fails)
+    l, info = backend_of(a, "cholesky").cholesky(a)
+    i = first_bad(info)
+    if i is not None:
+        shape = a.shape[:-2]
         where = f" (batch index {batch_index(shape, i)})" if len(shape) > 1 else ""
         raise ValueError(f"cholesky: Cholesky decomposition was not successful. The {i}-th "
                          f"input matrix{where} might not be positive definite")
-    return r
+    return l
 
 
 _chol = Primitive("linalg_cholesky", _chol_fwd)
@@ -347,7 +291,7 @@ def cholesky(x, upper=False, name=None):
 
 
 def _slogdet_fwd(a):
-    sign, logabs = xp_of(a).linalg.slogdet(a)
+    sign, logabs = backend_of(a, "slogdet").slogdet(a)
     return xp_of(a).stack([sign.astype(a.dtype), logabs.astype(a.dtype)])
 
 
@@ -388,7 +332,10 @@ def slogdet(x, name=None):
 
 
 def _det_fwd(a):
-    return xp_of(a).linalg.det(a)
+    # det = sign · exp(log|det|), the formula numpy's det uses too
+    sign, logabs = backend_of(a, "det").slogdet(a)
+    xp = xp_of(a)
+    return (sign * xp.exp(logabs)).astype(a.dtype, copy=False)
 
 
 _det = Primitive("linalg_det", _det_fwd)
@@ -400,7 +347,7 @@ def _near_singular(a):
     d = a._data
     if d.size == 0:
         return False
-    s = xp_of(d).linalg.svd(d, compute_uv=False)
+    _, s, _, _ = backend_of(d, "det").svd(d, "N")
     tol = d.shape[-1] * np.finfo(s.dtype).eps * s[..., 0]
     return bool((s[..., -1] <= tol).any())
 

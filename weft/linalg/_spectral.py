@@ -39,7 +39,7 @@ from ..ops.math.ufuncs import imag, where
 from ..ops.primitives import diagonal as _diagonal
 from ..ops.products import _mm
 from ..ops.shape.views import unsqueeze
-from ._common import matrix_arg, mH, restore
+from ._common import backend_of, check_converged, matrix_arg, mH, restore
 
 __all__ = ["eigh", "eigvalsh", "svd", "svdvals"]
 
@@ -90,7 +90,8 @@ def _maxabs(t):
 
 
 def _eigh_fwd(a, *, uplo):
-    w, v = xp_of(a).linalg.eigh(a, UPLO=uplo)
+    w, v, info = backend_of(a, "eigh").eigh(a, uplo == "L", True)
+    check_converged("eigh", info, a.shape[:-2])
     return w, v
 
 
@@ -112,7 +113,9 @@ defvjp(_eigh, _eigh_vjp, save=())
 
 
 def _eigvalsh_fwd(a, *, uplo):
-    return xp_of(a).linalg.eigvalsh(a, UPLO=uplo)
+    w, _, info = backend_of(a, "eigvalsh").eigh(a, uplo == "L", False)
+    check_converged("eigvalsh", info, a.shape[:-2])
+    return w
 
 
 _eigvalsh = Primitive("linalg_eigvalsh", _eigvalsh_fwd)
@@ -160,7 +163,9 @@ def eigvalsh(x, UPLO="L", name=None):  # noqa: N803
 
 
 def _svd_fwd(a, *, full):
-    return tuple(xp_of(a).linalg.svd(a, full_matrices=full))
+    u, s, vh, info = backend_of(a, "svd").svd(a, "A" if full else "S")
+    check_converged("svd", info, a.shape[:-2])
+    return u, s, vh
 
 
 _svd = Primitive("linalg_svd", _svd_fwd, n_out=3)
@@ -207,7 +212,9 @@ defvjp(_svd, _svd_vjp, save=())
 
 
 def _svdvals_fwd(a):
-    return xp_of(a).linalg.svd(a, compute_uv=False)
+    _, s, _, info = backend_of(a, "svdvals").svd(a, "N")
+    check_converged("svdvals", info, a.shape[:-2])
+    return s
 
 
 _svdvals = Primitive("linalg_svdvals", _svdvals_fwd)

@@ -1,0 +1,1100 @@
+// Batch-parallel LAPACK driver: one loop over a batch of matrices [B, m, n], each
+// matrix factorised by one LAPACK call on weft's thread pool, the GIL released.
+//
+// LAPACK itself is not linked.  Its routines are reached through function pointers
+// that Python registers once per provider (lapack_register): provider 0 is the
+// LAPACK scipy ships (scipy.linalg.cython_lapack exports C-callable pointers in its
+// __pyx_capi__ capsules), provider 1 MKL's runtime library, loaded by weft.linalg
+// when the mkl backend is chosen.  Both use 32-bit LAPACK integers (LP64), so every
+// dimension and workspace size is checked against INT_MAX before a call: a size that
+// wraps would make LAPACK write past the buffers it was given.
+//
+// Layout.  numpy matrices are row-major and LAPACK's column-major, so each matrix is
+// copied into a column-major scratch buffer and its results copied back: O(m n)
+// against the O(m n min(m,n)) of the factorisation, and it leaves the caller's
+// arrays untouched (LAPACK overwrites its input).
+//
+// Determinism.  Matrices are independent and each is computed by the same call
+// whatever chunk it falls in, so results do not depend on the thread count as long
+// as the BLAS inside LAPACK runs the same way for every call: weft.linalg limits it
+// to one thread while a batch runs (threadpoolctl), and leaves a single matrix to
+// the multithreaded BLAS, with weft's loop serial.
+//
+// info.  Every entry point returns LAPACK's per-matrix info (int32 [B]) and leaves
+// the messages ("Input is not invertible", "... the 3-th input matrix might not be
+// positive definite") to Python, which knows the batch shape.  For the iterative
+// routines (syevd/heevd, gesdd, geev, gelsd) a matrix holding NaN or infinity is not
+// passed to LAPACK, whose convergence loops are not guaranteed to end on it: its
+// info is -1 and its outputs NaN.  A negative info from LAPACK itself would mean a
+// wrong argument from this file and raises.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/checked_math.h"
+#include "common/checks.h"
+#include "common/dtype.h"
+#include "common/parallel.h"
+
+namespace py = pybind11;
+
+namespace weft {
+namespace {
+
+using lint = int;  // LAPACK's INTEGER in the LP64 interface both providers export
+using i64 = std::int64_t;
+
+constexpr int kProviders = 2;
+enum Routine { GETRF, GETRS, GETRI, POTRF, POTRS, TRTRS, GEQRF, ORGQR, ORMQR, SYEVD, GESDD, GEEV,
+               GELSD, kRoutines };
+// Real names; the complex routines differ for three (ungqr, unmqr, heevd).
+const char* const kReal[kRoutines] = {"getrf", "getrs", "getri", "potrf", "potrs", "trtrs", "geqrf",
+                                      "orgqr", "ormqr", "syevd", "gesdd", "geev", "gelsd"};
+const char* const kComplex[kRoutines] = {"getrf", "getrs", "getri", "potrf", "potrs", "trtrs",
+                                         "geqrf", "ungqr", "unmqr", "heevd", "gesdd", "geev",
+                                         "gelsd"};
+const char kPrefix[4] = {'s', 'd', 'c', 'z'};
+
+void* g_table[kProviders][kRoutines][4] = {};
+
+template <class T> constexpr int type_index() {
+  if constexpr (std::is_same_v<T, float>) return 0;
+  else if constexpr (std::is_same_v<T, double>) return 1;
+  else if constexpr (std::is_same_v<T, std::complex<float>>) return 2;
+  else return 3;
+}
+// Stands in for the arrays of a workspace query (lwork = -1), which LAPACK does not
+// read; a real buffer rather than null, for implementations that check pointers.
+struct Dummy {
+  alignas(16) unsigned char buf[64] = {};
+  template <class P> operator P*() { return reinterpret_cast<P*>(buf); }
+};
+
+template <class T> constexpr bool is_complex_v = !std::is_same_v<T, real_of_t<T>>;
+
+std::string routine_name(int r, int t) {
+  return std::string(1, kPrefix[t]) + (t < 2 ? kReal[r] : kComplex[r]);
+}
+
+// The registered pointer, fetched with the GIL held so a missing one raises cleanly.
+template <class Fn, class T>
+Fn* fn(const char* op, int provider, Routine r) {
+  void* p = g_table[provider][r][type_index<T>()];
+  if (!p)
+    value_error(op, "LAPACK provider ", provider, " has no ", routine_name(r, type_index<T>()),
+                " registered (weft.linalg registers it on first use)");
+  return reinterpret_cast<Fn*>(p);
+}
+
+template <class T> struct Sig {
+  using R = real_of_t<T>;
+  using getrf = void(lint*, lint*, T*, lint*, lint*, lint*);
+  using getrs = void(char*, lint*, lint*, T*, lint*, lint*, T*, lint*, lint*);
+  using getri = void(lint*, T*, lint*, lint*, T*, lint*, lint*);
+  using potrf = void(char*, lint*, T*, lint*, lint*);
+  using potrs = void(char*, lint*, lint*, T*, lint*, T*, lint*, lint*);
+  using trtrs = void(char*, char*, char*, lint*, lint*, T*, lint*, T*, lint*, lint*);
+  using geqrf = void(lint*, lint*, T*, lint*, T*, T*, lint*, lint*);
+  using orgqr = void(lint*, lint*, lint*, T*, lint*, T*, T*, lint*, lint*);
+  using ormqr = void(char*, char*, lint*, lint*, lint*, T*, lint*, T*, T*, lint*, T*, lint*, lint*);
+  using syevd = void(char*, char*, lint*, T*, lint*, R*, T*, lint*, lint*, lint*, lint*);
+  using heevd = void(char*, char*, lint*, T*, lint*, R*, T*, lint*, R*, lint*, lint*, lint*, lint*);
+  using gesdd = void(char*, lint*, lint*, T*, lint*, R*, T*, lint*, T*, lint*, T*, lint*, lint*, lint*);
+  using zgesdd = void(char*, lint*, lint*, T*, lint*, R*, T*, lint*, T*, lint*, T*, lint*, R*, lint*,
+                      lint*);
+  using geev = void(char*, char*, lint*, T*, lint*, T*, T*, T*, lint*, T*, lint*, T*, lint*, lint*);
+  using zgeev = void(char*, char*, lint*, T*, lint*, T*, T*, lint*, T*, lint*, T*, lint*, R*, lint*);
+  using gelsd = void(lint*, lint*, lint*, T*, lint*, T*, lint*, R*, R*, lint*, T*, lint*, lint*, lint*);
+  using zgelsd = void(lint*, lint*, lint*, T*, lint*, T*, lint*, R*, R*, lint*, T*, lint*, R*, lint*,
+                      lint*);
+};
+
+// ---------------------------------------------------------------------------------
+// checks and sizes
+
+struct Mats {  // a C-contiguous batch of matrices [B, rows, cols]
+  i64 batch, rows, cols;
+};
+
+Mats mats(const py::array& a, const char* op, const char* name) {
+  check_ndim(a, 3, op, name);
+  check_contiguous(a, op, name);
+  return {a.shape(0), a.shape(1), a.shape(2)};
+}
+
+// A LAPACK integer argument, refused when it does not fit: LAPACK would wrap it.
+lint lint_of(i64 v, const char* op, const char* what) {
+  if (v > std::numeric_limits<lint>::max())
+    value_error(op, what, " = ", v, " exceeds the 32-bit integer range of LAPACK (",
+                std::numeric_limits<lint>::max(), ")");
+  return static_cast<lint>(v);
+}
+
+// The optimal workspace a query (lwork = -1) reported in work[0].
+template <class T>
+lint lwork_of(T w, const char* op) {
+  const double v = std::real(w);
+  if (!(v <= static_cast<double>(std::numeric_limits<lint>::max())))
+    value_error(op, "the LAPACK workspace (", v, " elements) exceeds the 32-bit integer range");
+  return std::max<lint>(1, static_cast<lint>(std::ceil(v)));
+}
+
+void check_same_batch(const Mats& a, const Mats& b, const char* op, const char* an,
+                      const char* bn) {
+  if (a.batch != b.batch)
+    value_error(op, an, " holds ", a.batch, " matrices but ", bn, " holds ", b.batch);
+}
+
+template <class T>
+py::array_t<T> new_array(std::initializer_list<i64> shape) {
+  std::vector<py::ssize_t> s(shape.begin(), shape.end());
+  return py::array_t<T>(s);
+}
+
+i64 elems(std::initializer_list<i64> shape, const char* op) {
+  i64 n = 1;
+  for (i64 d : shape) n = checked_mul(n, d, op, "the result size");
+  return n;
+}
+
+// Runs body(b, e) over slices of [0, batch) with the GIL released.  Chunks hold
+// enough matrices to be worth a hand-off (~1e5 flops each).
+template <class Body>
+void over_batch(i64 batch, double flops_each, const Body& body) {
+  const double per = std::max(flops_each, 1.0);
+  const i64 grain = std::max<i64>(1, static_cast<i64>(1e5 / per));
+  const int nchunks = plan_tasks(batch, grain, 2);
+  py::gil_scoped_release nogil;
+  parallel_chunks(0, batch, nchunks, [&](int, i64 b, i64 e) { body(b, e); });
+}
+
+void lapack_failed(const char* routine, lint info) {
+  // Only a wrong argument from this file gives info < 0; say so rather than guess.
+  throw std::logic_error(std::string("weft LAPACK driver: ") + routine + " rejected argument " +
+                         std::to_string(-info) + " (a weft bug; please report it)");
+}
+
+// row-major [rows, cols] <-> column-major with leading dimension ld >= rows
+template <class T>
+void to_cm(const T* src, i64 rows, i64 cols, T* dst, i64 ld) {
+  for (i64 r = 0; r < rows; ++r)
+    for (i64 c = 0; c < cols; ++c) dst[c * ld + r] = src[r * cols + c];
+}
+template <class T>
+void from_cm(const T* src, i64 ld, i64 rows, i64 cols, T* dst) {
+  for (i64 r = 0; r < rows; ++r)
+    for (i64 c = 0; c < cols; ++c) dst[r * cols + c] = src[c * ld + r];
+}
+
+template <class T>
+bool finite(const T* a, i64 n) {
+  for (i64 i = 0; i < n; ++i)
+    if (!std::isfinite(std::real(a[i])) || !std::isfinite(std::imag(a[i]))) return false;
+  return true;
+}
+// Finite over the triangle LAPACK reads (row-major: lower = r >= c).
+template <class T>
+bool finite_triangle(const T* a, i64 n, bool lower) {
+  for (i64 r = 0; r < n; ++r)
+    for (i64 c = lower ? 0 : r; c < (lower ? r + 1 : n); ++c)
+      if (!std::isfinite(std::real(a[r * n + c])) || !std::isfinite(std::imag(a[r * n + c])))
+        return false;
+  return true;
+}
+template <class T>
+void fill_nan(T* a, i64 n) {
+  std::fill(a, a + n, T(std::numeric_limits<real_of_t<T>>::quiet_NaN()));
+}
+
+int provider_of(int p, const char* op) {
+  if (p < 0 || p >= kProviders) value_error(op, "provider must be 0 or 1, got ", p);
+  return p;
+}
+
+// ---------------------------------------------------------------------------------
+// LU: getrf.  lu [B,m,n], pivots int32 [B,min(m,n)] (1-based), info [B]
+
+py::tuple lu(int provider, const py::array& a) {
+  const char* op = "lapack_lu";
+  provider_of(provider, op);
+  const Mats s = mats(a, op, "a");
+  return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
+    using T = typename decltype(tag)::type;
+    auto* getrf = fn<typename Sig<T>::getrf, T>(op, provider, GETRF);
+    const i64 m = s.rows, n = s.cols, k = std::min(m, n), ld = std::max<i64>(1, m);
+    lint_of(m, op, "m");
+    lint_of(n, op, "n");
+    auto out = new_array<T>({s.batch, m, n});
+    auto piv = new_array<std::int32_t>({s.batch, k});
+    auto info = new_array<std::int32_t>({s.batch});
+    const T* A = static_cast<const T*>(a.data());
+    T* O = out.mutable_data();
+    std::int32_t* P = piv.mutable_data();
+    std::int32_t* I = info.mutable_data();
+    const i64 mn = elems({m, n}, op);
+    over_batch(s.batch, 2.0 * m * n * k / 3, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(ld * n));
+      std::vector<lint> ip(static_cast<std::size_t>(k) + 1);
+      for (i64 i = b; i < e; ++i) {
+        lint M = static_cast<lint>(m), N = static_cast<lint>(n), L = static_cast<lint>(ld), inf = 0;
+        if (k > 0) {
+          to_cm(A + i * mn, m, n, w.data(), ld);
+          getrf(&M, &N, w.data(), &L, ip.data(), &inf);
+          if (inf < 0) lapack_failed("getrf", inf);
+          from_cm(w.data(), ld, m, n, O + i * mn);
+        }
+        for (i64 j = 0; j < k; ++j) P[i * k + j] = ip[j];
+        I[i] = inf;
+      }
+    });
+    return py::make_tuple(out, piv, info);
+  });
+}
+
+// slogdet from getrf: sign [B] (x's dtype), log|det| [B] (real)
+py::tuple slogdet(int provider, const py::array& a) {
+  const char* op = "lapack_slogdet";
+  provider_of(provider, op);
+  const Mats s = mats(a, op, "a");
+  if (s.rows != s.cols) value_error(op, "a must hold square matrices, got ", shape_str(a));
+  return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
+    using T = typename decltype(tag)::type;
+    using R = real_of_t<T>;
+    auto* getrf = fn<typename Sig<T>::getrf, T>(op, provider, GETRF);
+    const i64 n = s.rows, ld = std::max<i64>(1, n), nn = elems({n, n}, op);
+    lint_of(n, op, "n");
+    auto sign = new_array<T>({s.batch});
+    auto logabs = new_array<R>({s.batch});
+    const T* A = static_cast<const T*>(a.data());
+    T* S = sign.mutable_data();
+    R* L = logabs.mutable_data();
+    over_batch(s.batch, 2.0 * n * n * n / 3, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(ld * n));
+      std::vector<lint> ip(static_cast<std::size_t>(n) + 1);
+      for (i64 i = b; i < e; ++i) {
+        lint N = static_cast<lint>(n), LD = static_cast<lint>(ld), inf = 0;
+        T sg = T(1);
+        R la = 0;
+        if (n > 0) {
+          to_cm(A + i * nn, n, n, w.data(), ld);
+          getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
+          if (inf < 0) lapack_failed("getrf", inf);
+          // A row swap flips the sign; each diagonal entry adds its phase and log.
+          for (i64 j = 0; j < n; ++j) {
+            const T d = w[j * ld + j];
+            const R ad = std::abs(d);
+            if (ip[j] != j + 1) sg = -sg;
+            if constexpr (is_complex_v<T>) sg *= (ad == 0 ? T(0) : d / ad);
+            else sg *= (d < 0 ? T(-1) : (d > 0 ? T(1) : d));  // NaN stays NaN
+            la += std::log(ad);
+          }
+          if (inf > 0) { sg = T(0); la = -std::numeric_limits<R>::infinity(); }
+        }
+        S[i] = sg;
+        L[i] = la;
+      }
+    });
+    return py::make_tuple(sign, logabs);
+  });
+}
+
+// solve (getrf + getrs) and inv (getrf + getri): x [B,n,k], info [B]
+py::tuple solve(int provider, const py::array& a, const py::array& rhs) {
+  const char* op = "lapack_solve";
+  provider_of(provider, op);
+  const Mats s = mats(a, op, "a"), t = mats(rhs, op, "b");
+  if (s.rows != s.cols) value_error(op, "a must hold square matrices, got ", shape_str(a));
+  check_same_batch(s, t, op, "a", "b");
+  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(rhs));
+  check_same_dtype(a, "a", rhs, "b", op);
+  return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
+    using T = typename decltype(tag)::type;
+    auto* getrf = fn<typename Sig<T>::getrf, T>(op, provider, GETRF);
+    auto* getrs = fn<typename Sig<T>::getrs, T>(op, provider, GETRS);
+    const i64 n = s.rows, k = t.cols, ld = std::max<i64>(1, n);
+    const i64 nn = elems({n, n}, op), nk = elems({n, k}, op);
+    lint_of(n, op, "n");
+    lint_of(k, op, "k");
+    auto out = new_array<T>({s.batch, n, k});
+    auto info = new_array<std::int32_t>({s.batch});
+    const T* A = static_cast<const T*>(a.data());
+    const T* B = static_cast<const T*>(rhs.data());
+    T* X = out.mutable_data();
+    std::int32_t* I = info.mutable_data();
+    over_batch(s.batch, 2.0 * n * n * n / 3 + 2.0 * n * n * k, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(ld * n)), x(static_cast<std::size_t>(ld * k));
+      std::vector<lint> ip(static_cast<std::size_t>(n) + 1);
+      for (i64 i = b; i < e; ++i) {
+        lint N = static_cast<lint>(n), K = static_cast<lint>(k), LD = static_cast<lint>(ld), inf = 0;
+        char tr = 'N';
+        if (n > 0) {
+          to_cm(A + i * nn, n, n, w.data(), ld);
+          getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
+          if (inf < 0) lapack_failed("getrf", inf);
+          if (inf == 0 && k > 0) {
+            to_cm(B + i * nk, n, k, x.data(), ld);
+            getrs(&tr, &N, &K, w.data(), &LD, ip.data(), x.data(), &LD, &inf);
+            if (inf < 0) lapack_failed("getrs", inf);
+            from_cm(x.data(), ld, n, k, X + i * nk);
+          } else if (inf > 0) {
+            fill_nan(X + i * nk, nk);
+          }
+        }
+        I[i] = inf;
+      }
+    });
+    return py::make_tuple(out, info);
+  });
+}
+
+py::tuple inv(int provider, const py::array& a) {
+  const char* op = "lapack_inv";
+  provider_of(provider, op);
+  const Mats s = mats(a, op, "a");
+  if (s.rows != s.cols) value_error(op, "a must hold square matrices, got ", shape_str(a));
+  return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
+    using T = typename decltype(tag)::type;
+    auto* getrf = fn<typename Sig<T>::getrf, T>(op, provider, GETRF);
+    auto* getri = fn<typename Sig<T>::getri, T>(op, provider, GETRI);
+    const i64 n = s.rows, ld = std::max<i64>(1, n), nn = elems({n, n}, op);
+    lint N = lint_of(n, op, "n"), LD = static_cast<lint>(ld), lwork = 1;
+    if (n > 0) {  // the workspace depends on n only: one query for the batch
+      T q{};
+      lint qi = -1, inf = 0;
+      std::vector<lint> ip(static_cast<std::size_t>(n));
+      getri(&N, Dummy{}, &LD, ip.data(), &q, &qi, &inf);
+      lwork = std::max<lint>(lwork_of(q, op), N);
+    }
+    auto out = new_array<T>({s.batch, n, n});
+    auto info = new_array<std::int32_t>({s.batch});
+    const T* A = static_cast<const T*>(a.data());
+    T* X = out.mutable_data();
+    std::int32_t* I = info.mutable_data();
+    over_batch(s.batch, 2.0 * n * n * n, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(ld * n)), work(static_cast<std::size_t>(lwork));
+      std::vector<lint> ip(static_cast<std::size_t>(n) + 1);
+      for (i64 i = b; i < e; ++i) {
+        lint inf = 0, lw = lwork;
+        if (n > 0) {
+          to_cm(A + i * nn, n, n, w.data(), ld);
+          getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
+          if (inf < 0) lapack_failed("getrf", inf);
+          if (inf == 0) {
+            getri(&N, w.data(), &LD, ip.data(), work.data(), &lw, &inf);
+            if (inf < 0) lapack_failed("getri", inf);
+          }
+          if (inf == 0) from_cm(w.data(), ld, n, n, X + i * nn);
+          else fill_nan(X + i * nn, nn);
+        }
+        I[i] = inf;
+      }
+    });
+    return py::make_tuple(out, info);
+  });
+}
+
+// ---------------------------------------------------------------------------------
+// Cholesky (lower), its solve, triangular solves
+
+py::tuple cholesky(int provider, const py::array& a) {
+  const char* op = "lapack_cholesky";
+  provider_of(provider, op);
+  const Mats s = mats(a, op, "a");
+  if (s.rows != s.cols) value_error(op, "a must hold square matrices, got ", shape_str(a));
+  return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
+    using T = typename decltype(tag)::type;
+    auto* potrf = fn<typename Sig<T>::potrf, T>(op, provider, POTRF);
+    const i64 n = s.rows, ld = std::max<i64>(1, n), nn = elems({n, n}, op);
+    lint N = lint_of(n, op, "n"), LD = static_cast<lint>(ld);
+    auto out = new_array<T>({s.batch, n, n});
+    auto info = new_array<std::int32_t>({s.batch});
+    const T* A = static_cast<const T*>(a.data());
+    T* X = out.mutable_data();
+    std::int32_t* I = info.mutable_data();
+    over_batch(s.batch, n * n * n / 3.0, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(ld * n));
+      for (i64 i = b; i < e; ++i) {
+        lint inf = 0;
+        char lo = 'L';
+        if (n > 0) {
+          to_cm(A + i * nn, n, n, w.data(), ld);
+          potrf(&lo, &N, w.data(), &LD, &inf);
+          if (inf < 0) lapack_failed("potrf", inf);
+          T* x = X + i * nn;
+          for (i64 r = 0; r < n; ++r)  // the factor's lower triangle; LAPACK left the rest as read
+            for (i64 c = 0; c < n; ++c) x[r * n + c] = c <= r ? w[c * ld + r] : T(0);
+        }
+        I[i] = inf;
+      }
+    });
+    return py::make_tuple(out, info);
+  });
+}
+
+py::array cholesky_solve(int provider, const py::array& l, const py::array& rhs) {
+  const char* op = "lapack_cholesky_solve";
+  provider_of(provider, op);
+  const Mats s = mats(l, op, "l"), t = mats(rhs, op, "b");
+  if (s.rows != s.cols) value_error(op, "l must hold square matrices, got ", shape_str(l));
+  check_same_batch(s, t, op, "l", "b");
+  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(rhs));
+  check_same_dtype(l, "l", rhs, "b", op);
+  return dispatch(FloatingComplexTypes{}, l, op, "l", [&](auto tag) -> py::array {
+    using T = typename decltype(tag)::type;
+    auto* potrs = fn<typename Sig<T>::potrs, T>(op, provider, POTRS);
+    const i64 n = s.rows, k = t.cols, ld = std::max<i64>(1, n);
+    const i64 nn = elems({n, n}, op), nk = elems({n, k}, op);
+    lint N = lint_of(n, op, "n"), K = lint_of(k, op, "k"), LD = static_cast<lint>(ld);
+    auto out = new_array<T>({s.batch, n, k});
+    const T* A = static_cast<const T*>(l.data());
+    const T* B = static_cast<const T*>(rhs.data());
+    T* X = out.mutable_data();
+    over_batch(s.batch, 2.0 * n * n * k, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(ld * n)), x(static_cast<std::size_t>(ld * k));
+      for (i64 i = b; i < e; ++i) {
+        if (n == 0 || k == 0) continue;
+        lint inf = 0;
+        char lo = 'L';
+        to_cm(A + i * nn, n, n, w.data(), ld);
+        to_cm(B + i * nk, n, k, x.data(), ld);
+        potrs(&lo, &N, &K, w.data(), &LD, x.data(), &LD, &inf);
+        if (inf < 0) lapack_failed("potrs", inf);
+        from_cm(x.data(), ld, n, k, X + i * nk);
+      }
+    });
+    return std::move(out);
+  });
+}
+
+// op(a) x = b for triangular a; trans 0 'N', 1 'T', 2 'C'.  info > 0: a zero on the diagonal
+py::tuple triangular_solve(int provider, const py::array& a, const py::array& rhs, bool upper,
+                           int trans, bool unit) {
+  const char* op = "lapack_triangular_solve";
+  provider_of(provider, op);
+  const Mats s = mats(a, op, "a"), t = mats(rhs, op, "b");
+  if (s.rows != s.cols) value_error(op, "a must hold square matrices, got ", shape_str(a));
+  check_same_batch(s, t, op, "a", "b");
+  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(rhs));
+  if (trans < 0 || trans > 2) value_error(op, "trans must be 0 (N), 1 (T) or 2 (C), got ", trans);
+  check_same_dtype(a, "a", rhs, "b", op);
+  return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
+    using T = typename decltype(tag)::type;
+    auto* trtrs = fn<typename Sig<T>::trtrs, T>(op, provider, TRTRS);
+    const i64 n = s.rows, k = t.cols, ld = std::max<i64>(1, n);
+    const i64 nn = elems({n, n}, op), nk = elems({n, k}, op);
+    lint N = lint_of(n, op, "n"), K = lint_of(k, op, "k"), LD = static_cast<lint>(ld);
+    auto out = new_array<T>({s.batch, n, k});
+    auto info = new_array<std::int32_t>({s.batch});
+    const T* A = static_cast<const T*>(a.data());
+    const T* B = static_cast<const T*>(rhs.data());
+    T* X = out.mutable_data();
+    std::int32_t* I = info.mutable_data();
+    over_batch(s.batch, 1.0 * n * n * k, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(ld * n)), x(static_cast<std::size_t>(ld * k));
+      for (i64 i = b; i < e; ++i) {
+        lint inf = 0;
+        char ul = upper ? 'U' : 'L', tr = "NTC"[trans], dg = unit ? 'U' : 'N';
+        if (n > 0 && k > 0) {
+          to_cm(A + i * nn, n, n, w.data(), ld);
+          to_cm(B + i * nk, n, k, x.data(), ld);
+          trtrs(&ul, &tr, &dg, &N, &K, w.data(), &LD, x.data(), &LD, &inf);
+          if (inf < 0) lapack_failed("trtrs", inf);
+          if (inf == 0) from_cm(x.data(), ld, n, k, X + i * nk);
+          else fill_nan(X + i * nk, nk);
+        }
+        I[i] = inf;
+      }
+    });
+    return py::make_tuple(out, info);
+  });
+}
+
+// ---------------------------------------------------------------------------------
+// QR: geqrf + orgqr/ungqr, householder_product (orgqr), ormqr/unmqr
+
+// mode 0 reduced (Q [m,k], R [k,n]), 1 complete (Q [m,m], R [m,n]), 2 r only (R [k,n])
+py::tuple qr(int provider, const py::array& a, int mode) {
+  const char* op = "lapack_qr";
+  provider_of(provider, op);
+  const Mats s = mats(a, op, "a");
+  if (mode < 0 || mode > 2) value_error(op, "mode must be 0, 1 or 2, got ", mode);
+  return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
+    using T = typename decltype(tag)::type;
+    auto* geqrf = fn<typename Sig<T>::geqrf, T>(op, provider, GEQRF);
+    auto* orgqr = mode == 2 ? nullptr : fn<typename Sig<T>::orgqr, T>(op, provider, ORGQR);
+    const i64 m = s.rows, n = s.cols, k = std::min(m, n), ld = std::max<i64>(1, m);
+    const i64 qc = mode == 1 ? m : k, rr = mode == 1 ? m : k, wc = std::max(n, qc);
+    lint M = lint_of(m, op, "m"), N = lint_of(n, op, "n"), K = static_cast<lint>(k),
+         QC = static_cast<lint>(qc), LD = static_cast<lint>(ld);
+    elems({ld, wc}, op);
+    lint lwork = 1;
+    if (k > 0) {
+      T q{};
+      lint qi = -1, inf = 0;
+      geqrf(&M, &N, Dummy{}, &LD, Dummy{}, &q, &qi, &inf);
+      lwork = std::max(lwork, lwork_of(q, op));
+      if (orgqr && qc > 0) {
+        orgqr(&M, &QC, &K, Dummy{}, &LD, Dummy{}, &q, &qi, &inf);
+        lwork = std::max(lwork, lwork_of(q, op));
+      }
+    }
+    auto qout = new_array<T>({s.batch, mode == 2 ? 0 : m, mode == 2 ? 0 : qc});
+    auto rout = new_array<T>({s.batch, rr, n});
+    const T* A = static_cast<const T*>(a.data());
+    T* Q = qout.mutable_data();
+    T* Rr = rout.mutable_data();
+    const i64 mn = m * n, mq = mode == 2 ? 0 : m * qc, rn = rr * n;
+    over_batch(s.batch, 4.0 * m * n * k, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(ld * wc)), tau(static_cast<std::size_t>(k) + 1),
+          work(static_cast<std::size_t>(lwork));
+      for (i64 i = b; i < e; ++i) {
+        T* r = Rr + i * rn;
+        std::fill(r, r + rn, T(0));
+        lint inf = 0, lw = lwork;
+        if (k > 0) {
+          to_cm(A + i * mn, m, n, w.data(), ld);
+          geqrf(&M, &N, w.data(), &LD, tau.data(), work.data(), &lw, &inf);
+          if (inf < 0) lapack_failed("geqrf", inf);
+          for (i64 row = 0; row < std::min(rr, m); ++row)
+            for (i64 c = row; c < n; ++c) r[row * n + c] = w[c * ld + row];
+        }
+        if (mode == 2) continue;
+        T* q = Q + i * mq;
+        if (k > 0) {
+          orgqr(&M, &QC, &K, w.data(), &LD, tau.data(), work.data(), &lw, &inf);
+          if (inf < 0) lapack_failed("orgqr", inf);
+          from_cm(w.data(), ld, m, qc, q);
+        } else {  // no reflectors: Q is the identity (numpy's convention for empty input)
+          std::fill(q, q + mq, T(0));
+          for (i64 d = 0; d < std::min(m, qc); ++d) q[d * qc + d] = T(1);
+        }
+      }
+    });
+    return py::make_tuple(qout, rout);
+  });
+}
+
+// The first n columns of H_1 ... H_k: x [B,m,n] (m >= n >= k), tau [B,k]
+py::array householder_product(int provider, const py::array& x, const py::array& tau) {
+  const char* op = "lapack_householder_product";
+  provider_of(provider, op);
+  const Mats s = mats(x, op, "x");
+  check_ndim(tau, 2, op, "tau");
+  check_contiguous(tau, op, "tau");
+  check_same_dtype(x, "x", tau, "tau", op);
+  const i64 m = s.rows, n = s.cols, k = tau.shape(1);
+  if (tau.shape(0) != s.batch) value_error(op, "tau holds ", tau.shape(0), " rows but x ", s.batch, " matrices");
+  if (!(m >= n && n >= k)) value_error(op, "needs m >= n >= k, got x ", shape_str(x), " and tau ", shape_str(tau));
+  return dispatch(FloatingComplexTypes{}, x, op, "x", [&](auto tag) -> py::array {
+    using T = typename decltype(tag)::type;
+    auto* orgqr = fn<typename Sig<T>::orgqr, T>(op, provider, ORGQR);
+    const i64 ld = std::max<i64>(1, m), mn = elems({m, n}, op);
+    lint M = lint_of(m, op, "m"), N = lint_of(n, op, "n"), K = static_cast<lint>(k),
+         LD = static_cast<lint>(ld), lwork = 1;
+    if (n > 0) {
+      T q{};
+      lint qi = -1, inf = 0;
+      orgqr(&M, &N, &K, Dummy{}, &LD, Dummy{}, &q, &qi, &inf);
+      lwork = std::max(lwork, lwork_of(q, op));
+    }
+    auto out = new_array<T>({s.batch, m, n});
+    const T* X = static_cast<const T*>(x.data());
+    const T* TA = static_cast<const T*>(tau.data());
+    T* O = out.mutable_data();
+    over_batch(s.batch, 4.0 * m * n * k, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(ld * n)), work(static_cast<std::size_t>(lwork)),
+          t(static_cast<std::size_t>(k) + 1);
+      for (i64 i = b; i < e; ++i) {
+        if (n == 0) continue;
+        lint inf = 0, lw = lwork;
+        to_cm(X + i * mn, m, n, w.data(), ld);
+        std::copy(TA + i * k, TA + (i + 1) * k, t.begin());
+        orgqr(&M, &N, &K, w.data(), &LD, t.data(), work.data(), &lw, &inf);
+        if (inf < 0) lapack_failed("orgqr", inf);
+        from_cm(w.data(), ld, m, n, O + i * mn);
+      }
+    });
+    return std::move(out);
+  });
+}
+
+// op(Q) c (left) or c op(Q) (right), Q = H_1 ... H_k of size r x r with r = c's rows
+// (left) or columns (right); x [B,r,>=k] holds the reflectors, tau [B,k]; trans: Qᴴ.
+py::array ormqr(int provider, const py::array& x, const py::array& tau, const py::array& c,
+                bool left, bool trans) {
+  const char* op = "lapack_ormqr";
+  provider_of(provider, op);
+  const Mats s = mats(x, op, "x"), t = mats(c, op, "c");
+  check_ndim(tau, 2, op, "tau");
+  check_contiguous(tau, op, "tau");
+  check_same_dtype(x, "x", tau, "tau", op);
+  check_same_dtype(x, "x", c, "c", op);
+  check_same_batch(s, t, op, "x", "c");
+  const i64 k = tau.shape(1), r = left ? t.rows : t.cols;
+  if (tau.shape(0) != s.batch) value_error(op, "tau holds ", tau.shape(0), " rows but x ", s.batch, " matrices");
+  if (s.rows != r || k > r || k > s.cols)
+    value_error(op, "x ", shape_str(x), ", tau ", shape_str(tau), " and c ", shape_str(c),
+                " do not fit: x needs as many rows as c has ", left ? "rows" : "columns",
+                " and at least k = tau.shape[-1] columns, with k <= that count");
+  return dispatch(FloatingComplexTypes{}, x, op, "x", [&](auto tag) -> py::array {
+    using T = typename decltype(tag)::type;
+    auto* ormqr = fn<typename Sig<T>::ormqr, T>(op, provider, ORMQR);
+    const i64 p = t.rows, q = t.cols, kx = s.cols, lda = std::max<i64>(1, r), ldc = std::max<i64>(1, p);
+    const i64 xs = elems({r, kx}, op), cs = elems({p, q}, op);
+    lint P = lint_of(p, op, "rows of c"), Q = lint_of(q, op, "columns of c"), K = lint_of(k, op, "k"),
+         LDA = lint_of(lda, op, "rows of x"), LDC = static_cast<lint>(ldc), lwork = 1;
+    char side = left ? 'L' : 'R', tr = trans ? (is_complex_v<T> ? 'C' : 'T') : 'N';
+    if (p > 0 && q > 0) {
+      T qq{};
+      lint qi = -1, inf = 0;
+      ormqr(&side, &tr, &P, &Q, &K, Dummy{}, &LDA, Dummy{}, Dummy{}, &LDC, &qq, &qi, &inf);
+      lwork = std::max(lwork, lwork_of(qq, op));
+    }
+    auto out = new_array<T>({s.batch, p, q});
+    const T* X = static_cast<const T*>(x.data());
+    const T* TA = static_cast<const T*>(tau.data());
+    const T* C = static_cast<const T*>(c.data());
+    T* O = out.mutable_data();
+    over_batch(s.batch, 4.0 * p * q * k, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(lda * std::max<i64>(kx, 1))),
+          cw(static_cast<std::size_t>(ldc * q)), work(static_cast<std::size_t>(lwork)),
+          tt(static_cast<std::size_t>(k) + 1);
+      for (i64 i = b; i < e; ++i) {
+        if (p == 0 || q == 0) continue;
+        std::copy(C + i * cs, C + (i + 1) * cs, O + i * cs);
+        if (k == 0) continue;  // no reflectors: Q is the identity
+        lint inf = 0, lw = lwork;
+        to_cm(X + i * xs, r, kx, w.data(), lda);
+        to_cm(C + i * cs, p, q, cw.data(), ldc);
+        std::copy(TA + i * k, TA + (i + 1) * k, tt.begin());
+        ormqr(&side, &tr, &P, &Q, &K, w.data(), &LDA, tt.data(), cw.data(), &LDC, work.data(), &lw,
+              &inf);
+        if (inf < 0) lapack_failed("ormqr", inf);
+        from_cm(cw.data(), ldc, p, q, O + i * cs);
+      }
+    });
+    return std::move(out);
+  });
+}
+
+// ---------------------------------------------------------------------------------
+// Hermitian eigenproblem: syevd / heevd.  w [B,n] ascending (real), v [B,n,n]
+
+py::tuple eigh(int provider, const py::array& a, bool lower, bool vectors) {
+  const char* op = "lapack_eigh";
+  provider_of(provider, op);
+  const Mats s = mats(a, op, "a");
+  if (s.rows != s.cols) value_error(op, "a must hold square matrices, got ", shape_str(a));
+  return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
+    using T = typename decltype(tag)::type;
+    using R = real_of_t<T>;
+    const i64 n = s.rows, ld = std::max<i64>(1, n), nn = elems({n, n}, op);
+    lint N = lint_of(n, op, "n"), LD = static_cast<lint>(ld);
+    // The documented minimal workspaces, computed in 64 bits and refused when they
+    // do not fit LAPACK's integers; the queries then give the optimal sizes.
+    const i64 need = vectors ? (is_complex_v<T> ? 2 * n + n * n : 1 + 6 * n + 2 * n * n)
+                             : (is_complex_v<T> ? n + 1 : 2 * n + 1);
+    lint_of(need, op, "the eigh workspace");
+    if (is_complex_v<T> && vectors) lint_of(1 + 5 * n + 2 * n * n, op, "the eigh real workspace");
+    char jobz = vectors ? 'V' : 'N', uplo = lower ? 'U' : 'L';  // row-major lower = column-major upper of Aᵀ
+    lint lwork = 1, lrwork = 1, liwork = 1;
+    typename Sig<T>::syevd* syevd = nullptr;
+    typename Sig<T>::heevd* heevd = nullptr;
+    if constexpr (is_complex_v<T>) heevd = fn<typename Sig<T>::heevd, T>(op, provider, SYEVD);
+    else syevd = fn<typename Sig<T>::syevd, T>(op, provider, SYEVD);
+    if (n > 0) {
+      T q{};
+      R rq{};
+      lint iq = 0, m1 = -1, inf = 0;
+      if constexpr (is_complex_v<T>) {
+        heevd(&jobz, &uplo, &N, Dummy{}, &LD, Dummy{}, &q, &m1, &rq, &m1, &iq, &m1, &inf);
+        lrwork = lwork_of(rq, op);
+      } else {
+        syevd(&jobz, &uplo, &N, Dummy{}, &LD, Dummy{}, &q, &m1, &iq, &m1, &inf);
+      }
+      lwork = lwork_of(q, op);
+      liwork = std::max<lint>(1, iq);
+    }
+    auto w = new_array<R>({s.batch, n});
+    auto v = new_array<T>({s.batch, vectors ? n : 0, vectors ? n : 0});
+    auto info = new_array<std::int32_t>({s.batch});
+    const T* A = static_cast<const T*>(a.data());
+    R* W = w.mutable_data();
+    T* V = v.mutable_data();
+    std::int32_t* I = info.mutable_data();
+    over_batch(s.batch, (vectors ? 9.0 : 4.0) * n * n * n, [&](i64 b, i64 e) {
+      std::vector<T> buf(static_cast<std::size_t>(ld * n)), work(static_cast<std::size_t>(lwork));
+      std::vector<R> rwork(static_cast<std::size_t>(lrwork));
+      std::vector<lint> iwork(static_cast<std::size_t>(liwork));
+      for (i64 i = b; i < e; ++i) {
+        lint inf = 0, lw = lwork, lrw = lrwork, liw = liwork;
+        const T* src = A + i * nn;
+        if (n > 0 && !finite_triangle(src, n, lower)) {
+          fill_nan(W + i * n, n);
+          if (vectors) fill_nan(V + i * nn, nn);
+          I[i] = -1;
+          continue;
+        }
+        if (n > 0) {
+          // The row-major buffer read column-major is Aᵀ; its upper triangle holds
+          // A's lower one.  For complex A that matrix is conj(A)'s Hermitian: same
+          // eigenvalues, conjugated eigenvectors, fixed below.
+          std::copy(src, src + nn, buf.begin());
+          if constexpr (is_complex_v<T>)
+            heevd(&jobz, &uplo, &N, buf.data(), &LD, W + i * n, work.data(), &lw, rwork.data(), &lrw,
+                  iwork.data(), &liw, &inf);
+          else
+            syevd(&jobz, &uplo, &N, buf.data(), &LD, W + i * n, work.data(), &lw, iwork.data(), &liw,
+                  &inf);
+          if (inf < 0) lapack_failed(is_complex_v<T> ? "heevd" : "syevd", inf);
+          if (vectors) {
+            T* out = V + i * nn;
+            from_cm(buf.data(), ld, n, n, out);
+            if constexpr (is_complex_v<T>)
+              for (i64 j = 0; j < nn; ++j) out[j] = std::conj(out[j]);
+          }
+        }
+        I[i] = inf;
+      }
+    });
+    return py::make_tuple(w, v, info);
+  });
+}
+
+// ---------------------------------------------------------------------------------
+// SVD: gesdd.  job 0 'N' (s only), 1 'S' (reduced), 2 'A' (full)
+
+py::tuple svd(int provider, const py::array& a, int job) {
+  const char* op = "lapack_svd";
+  provider_of(provider, op);
+  const Mats s = mats(a, op, "a");
+  if (job < 0 || job > 2) value_error(op, "job must be 0 (N), 1 (S) or 2 (A), got ", job);
+  return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
+    using T = typename decltype(tag)::type;
+    using R = real_of_t<T>;
+    const i64 m = s.rows, n = s.cols, k = std::min(m, n), mx = std::max(m, n);
+    const i64 ucol = job == 2 ? m : (job == 1 ? k : 0), vrow = job == 2 ? n : (job == 1 ? k : 0);
+    const i64 lda = std::max<i64>(1, m), ldu = std::max<i64>(1, m), ldvt = std::max<i64>(1, vrow);
+    lint M = lint_of(m, op, "m"), N = lint_of(n, op, "n"), LDA = static_cast<lint>(lda),
+         LDU = static_cast<lint>(ldu), LDVT = lint_of(ldvt, op, "n");
+    const i64 mn = elems({m, n}, op);
+    i64 lr = 1;
+    if constexpr (is_complex_v<T>)
+      lr = job == 0 ? 7 * k : std::max(5 * k * k + 5 * k, 2 * mx * k + 2 * k * k + k);
+    lint_of(lr, op, "the SVD real workspace");
+    lint_of(3 * k * k + std::max(mx, 4 * k * k + 4 * k), op, "the SVD workspace");
+    lint_of(8 * k, op, "the SVD integer workspace");
+    char jobz = "NSA"[job];
+    typename Sig<T>::gesdd* gesdd = nullptr;
+    typename Sig<T>::zgesdd* zgesdd = nullptr;
+    if constexpr (is_complex_v<T>) zgesdd = fn<typename Sig<T>::zgesdd, T>(op, provider, GESDD);
+    else gesdd = fn<typename Sig<T>::gesdd, T>(op, provider, GESDD);
+    lint lwork = 1;
+    std::vector<lint> iq(static_cast<std::size_t>(8 * k) + 1);
+    if (k > 0) {
+      T q{};
+      R rq[1] = {};
+      lint m1 = -1, inf = 0;
+      if constexpr (is_complex_v<T>)
+        zgesdd(&jobz, &M, &N, Dummy{}, &LDA, Dummy{}, Dummy{}, &LDU, Dummy{}, &LDVT, &q, &m1, rq,
+               iq.data(), &inf);
+      else
+        gesdd(&jobz, &M, &N, Dummy{}, &LDA, Dummy{}, Dummy{}, &LDU, Dummy{}, &LDVT, &q, &m1,
+              iq.data(), &inf);
+      lwork = lwork_of(q, op);
+    }
+    auto u = new_array<T>({s.batch, m, ucol});
+    auto sv = new_array<R>({s.batch, k});
+    auto vh = new_array<T>({s.batch, vrow, n});
+    auto info = new_array<std::int32_t>({s.batch});
+    const T* A = static_cast<const T*>(a.data());
+    T* U = u.mutable_data();
+    R* S = sv.mutable_data();
+    T* VH = vh.mutable_data();
+    std::int32_t* I = info.mutable_data();
+    const i64 us = m * ucol, vs = vrow * n;
+    over_batch(s.batch, (job ? 12.0 : 4.0) * m * n * k, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(lda * n)), ub(static_cast<std::size_t>(ldu * std::max<i64>(ucol, 1))),
+          vb(static_cast<std::size_t>(ldvt * n)), work(static_cast<std::size_t>(lwork));
+      std::vector<R> rwork(static_cast<std::size_t>(std::max<i64>(lr, 1)));
+      std::vector<lint> iwork(static_cast<std::size_t>(8 * k) + 1);
+      for (i64 i = b; i < e; ++i) {
+        lint inf = 0, lw = lwork;
+        const T* src = A + i * mn;
+        T* uo = U + i * us;
+        T* vo = VH + i * vs;
+        if (k == 0) {  // empty: the full factors are identities, as numpy returns them
+          std::fill(uo, uo + us, T(0));
+          std::fill(vo, vo + vs, T(0));
+          for (i64 d = 0; d < std::min(m, ucol); ++d) uo[d * ucol + d] = T(1);
+          for (i64 d = 0; d < std::min(vrow, n); ++d) vo[d * n + d] = T(1);
+          I[i] = 0;
+          continue;
+        }
+        if (!finite(src, mn)) {
+          fill_nan(S + i * k, k);
+          fill_nan(uo, us);
+          fill_nan(vo, vs);
+          I[i] = -1;
+          continue;
+        }
+        to_cm(src, m, n, w.data(), lda);
+        if constexpr (is_complex_v<T>)
+          zgesdd(&jobz, &M, &N, w.data(), &LDA, S + i * k, ub.data(), &LDU, vb.data(), &LDVT,
+                 work.data(), &lw, rwork.data(), iwork.data(), &inf);
+        else
+          gesdd(&jobz, &M, &N, w.data(), &LDA, S + i * k, ub.data(), &LDU, vb.data(), &LDVT,
+                work.data(), &lw, iwork.data(), &inf);
+        if (inf < 0) lapack_failed("gesdd", inf);
+        if (job) {
+          from_cm(ub.data(), ldu, m, ucol, uo);
+          from_cm(vb.data(), ldvt, vrow, n, vo);
+        }
+        I[i] = inf;
+      }
+    });
+    return py::make_tuple(u, sv, vh, info);
+  });
+}
+
+// ---------------------------------------------------------------------------------
+// General eigenproblem: geev (right vectors).  w, v complex
+
+py::tuple eig(int provider, const py::array& a, bool vectors) {
+  const char* op = "lapack_eig";
+  provider_of(provider, op);
+  const Mats s = mats(a, op, "a");
+  if (s.rows != s.cols) value_error(op, "a must hold square matrices, got ", shape_str(a));
+  return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
+    using T = typename decltype(tag)::type;
+    using R = real_of_t<T>;
+    using C = std::complex<R>;
+    const i64 n = s.rows, ld = std::max<i64>(1, n), nn = elems({n, n}, op);
+    lint N = lint_of(n, op, "n"), LD = static_cast<lint>(ld), one = 1;
+    lint_of(4 * n, op, "the eig workspace");
+    char jl = 'N', jr = vectors ? 'V' : 'N';
+    typename Sig<T>::geev* geev = nullptr;
+    typename Sig<T>::zgeev* zgeev = nullptr;
+    if constexpr (is_complex_v<T>) zgeev = fn<typename Sig<T>::zgeev, T>(op, provider, GEEV);
+    else geev = fn<typename Sig<T>::geev, T>(op, provider, GEEV);
+    lint lwork = 1;
+    if (n > 0) {
+      T q{};
+      R rq{};
+      lint m1 = -1, inf = 0;
+      if constexpr (is_complex_v<T>)
+        zgeev(&jl, &jr, &N, Dummy{}, &LD, Dummy{}, Dummy{}, &one, Dummy{}, &LD, &q, &m1, &rq, &inf);
+      else
+        geev(&jl, &jr, &N, Dummy{}, &LD, Dummy{}, Dummy{}, Dummy{}, &one, Dummy{}, &LD, &q, &m1, &inf);
+      lwork = lwork_of(q, op);
+    }
+    auto w = new_array<C>({s.batch, n});
+    auto v = new_array<C>({s.batch, vectors ? n : 0, vectors ? n : 0});
+    auto info = new_array<std::int32_t>({s.batch});
+    const T* A = static_cast<const T*>(a.data());
+    C* W = w.mutable_data();
+    C* V = v.mutable_data();
+    std::int32_t* I = info.mutable_data();
+    over_batch(s.batch, 25.0 * n * n * n, [&](i64 b, i64 e) {
+      std::vector<T> buf(static_cast<std::size_t>(ld * n)), vr(static_cast<std::size_t>(vectors ? ld * n : 1)),
+          work(static_cast<std::size_t>(lwork)), wr(static_cast<std::size_t>(n) + 1),
+          wi(static_cast<std::size_t>(n) + 1);
+      std::vector<R> rwork(static_cast<std::size_t>(2 * n) + 1);
+      for (i64 i = b; i < e; ++i) {
+        lint inf = 0, lw = lwork;
+        const T* src = A + i * nn;
+        C* wo = W + i * n;
+        C* vo = V + (vectors ? i * nn : 0);
+        if (n == 0) { I[i] = 0; continue; }
+        if (!finite(src, nn)) {
+          fill_nan(wo, n);
+          if (vectors) fill_nan(vo, nn);
+          I[i] = -1;
+          continue;
+        }
+        to_cm(src, n, n, buf.data(), ld);
+        if constexpr (is_complex_v<T>) {
+          zgeev(&jl, &jr, &N, buf.data(), &LD, wo, nullptr, &one, vr.data(), &LD, work.data(), &lw,
+                rwork.data(), &inf);
+          if (inf < 0) lapack_failed("geev", inf);
+          if (vectors) from_cm(vr.data(), ld, n, n, vo);
+        } else {
+          geev(&jl, &jr, &N, buf.data(), &LD, wr.data(), wi.data(), nullptr, &one, vr.data(), &LD,
+               work.data(), &lw, &inf);
+          if (inf < 0) lapack_failed("geev", inf);
+          for (i64 j = 0; j < n; ++j) wo[j] = C(wr[j], wi[j]);
+          // A complex pair j, j+1 stores Re in column j and Im in column j+1.
+          for (i64 j = 0; vectors && j < n; ++j) {
+            if (wi[j] != 0 && j + 1 < n) {
+              for (i64 r = 0; r < n; ++r) {
+                const R re = vr[j * ld + r], im = vr[(j + 1) * ld + r];
+                vo[r * n + j] = C(re, im);
+                vo[r * n + j + 1] = C(re, -im);
+              }
+              ++j;
+            } else {
+              for (i64 r = 0; r < n; ++r) vo[r * n + j] = C(vr[j * ld + r], 0);
+            }
+          }
+        }
+        I[i] = inf;
+      }
+    });
+    return py::make_tuple(w, v, info);
+  });
+}
+
+// ---------------------------------------------------------------------------------
+// Least squares: gelsd.  x [B,n,k], rank int32 [B], s [B,min(m,n)], info
+
+py::tuple gelsd(int provider, const py::array& a, const py::array& rhs, double rcond) {
+  const char* op = "lapack_gelsd";
+  provider_of(provider, op);
+  const Mats s = mats(a, op, "a"), t = mats(rhs, op, "b");
+  check_same_batch(s, t, op, "a", "b");
+  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(rhs));
+  check_same_dtype(a, "a", rhs, "b", op);
+  return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
+    using T = typename decltype(tag)::type;
+    using R = real_of_t<T>;
+    const i64 m = s.rows, n = s.cols, k = t.cols, mn = std::min(m, n), mx = std::max(m, n);
+    const i64 lda = std::max<i64>(1, m), ldb = std::max<i64>(1, mx);
+    lint M = lint_of(m, op, "m"), N = lint_of(n, op, "n"), K = lint_of(k, op, "k"),
+         LDA = static_cast<lint>(lda), LDB = static_cast<lint>(ldb);
+    elems({ldb, k}, op);
+    typename Sig<T>::gelsd* gelsd_r = nullptr;
+    typename Sig<T>::zgelsd* gelsd_c = nullptr;
+    if constexpr (is_complex_v<T>) gelsd_c = fn<typename Sig<T>::zgelsd, T>(op, provider, GELSD);
+    else gelsd_r = fn<typename Sig<T>::gelsd, T>(op, provider, GELSD);
+    lint lwork = 1, lrwork = 1, liwork = 1;
+    R rc = static_cast<R>(rcond);
+    if (mn > 0 && k > 0) {
+      T q{};
+      R rq{};
+      lint iq = 0, m1 = -1, inf = 0, rank = 0;
+      if constexpr (is_complex_v<T>) {
+        gelsd_c(&M, &N, &K, Dummy{}, &LDA, Dummy{}, &LDB, Dummy{}, &rc, &rank, &q, &m1, &rq, &iq, &inf);
+        lrwork = lwork_of(rq, op);
+      } else {
+        gelsd_r(&M, &N, &K, Dummy{}, &LDA, Dummy{}, &LDB, Dummy{}, &rc, &rank, &q, &m1, &iq, &inf);
+      }
+      lwork = lwork_of(q, op);
+      liwork = std::max<lint>(1, iq);
+    }
+    auto x = new_array<T>({s.batch, n, k});
+    auto rank = new_array<std::int32_t>({s.batch});
+    auto sv = new_array<R>({s.batch, mn});
+    auto info = new_array<std::int32_t>({s.batch});
+    const T* A = static_cast<const T*>(a.data());
+    const T* B = static_cast<const T*>(rhs.data());
+    T* X = x.mutable_data();
+    std::int32_t* RK = rank.mutable_data();
+    R* S = sv.mutable_data();
+    std::int32_t* I = info.mutable_data();
+    const i64 as = m * n, bs = m * k, xs = n * k;
+    over_batch(s.batch, 12.0 * m * n * mn, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(lda * n)), bb(static_cast<std::size_t>(ldb * k)),
+          work(static_cast<std::size_t>(lwork));
+      std::vector<R> rwork(static_cast<std::size_t>(lrwork));
+      std::vector<lint> iwork(static_cast<std::size_t>(liwork));
+      for (i64 i = b; i < e; ++i) {
+        lint inf = 0, lw = lwork, rk = 0;
+        std::fill(X + i * xs, X + (i + 1) * xs, T(0));
+        if (mn == 0 || k == 0) {  // nothing to fit: the minimum-norm solution is 0
+          std::fill(S + i * mn, S + (i + 1) * mn, R(0));
+          RK[i] = 0;
+          I[i] = 0;
+          continue;
+        }
+        if (!finite(A + i * as, as) || !finite(B + i * bs, bs)) {
+          fill_nan(X + i * xs, xs);
+          fill_nan(S + i * mn, mn);
+          RK[i] = 0;
+          I[i] = -1;
+          continue;
+        }
+        to_cm(A + i * as, m, n, w.data(), lda);
+        std::fill(bb.begin(), bb.end(), T(0));
+        to_cm(B + i * bs, m, k, bb.data(), ldb);
+        if constexpr (is_complex_v<T>)
+          gelsd_c(&M, &N, &K, w.data(), &LDA, bb.data(), &LDB, S + i * mn, &rc, &rk, work.data(), &lw,
+                  rwork.data(), iwork.data(), &inf);
+        else
+          gelsd_r(&M, &N, &K, w.data(), &LDA, bb.data(), &LDB, S + i * mn, &rc, &rk, work.data(), &lw,
+                  iwork.data(), &inf);
+        if (inf < 0) lapack_failed("gelsd", inf);
+        from_cm(bb.data(), ldb, n, k, X + i * xs);
+        RK[i] = rk;
+        I[i] = inf;
+      }
+    });
+    return py::make_tuple(x, rank, sv, info);
+  });
+}
+
+// ---------------------------------------------------------------------------------
+
+void lapack_register(int provider, const std::string& name, const py::capsule& cap) {
+  const char* op = "lapack_register";
+  provider_of(provider, op);
+  // Only a capsule made for this purpose is accepted: its name must be
+  // "weft.lapack.<routine>", which weft.linalg gives the pointers it wraps.
+  const char* tag = cap.name();
+  const std::string want = "weft.lapack." + name;
+  if (!tag || want != tag)
+    value_error(op, "the capsule for ", name, " must be named '", want, "', got '",
+                tag ? tag : "(null)", "'");
+  for (int t = 0; t < 4; ++t)
+    for (int r = 0; r < kRoutines; ++r)
+      if (routine_name(r, t) == name) {
+        void* p = cap.get_pointer();
+        if (!p) value_error(op, "the capsule for ", name, " holds a null pointer");
+        g_table[provider][r][t] = p;
+        return;
+      }
+  value_error(op, "unknown LAPACK routine '", name, "'");
+}
+
+py::list lapack_routines() {
+  py::list out;
+  for (int t = 0; t < 4; ++t)
+    for (int r = 0; r < kRoutines; ++r) out.append(routine_name(r, t));
+  return out;
+}
+
+}  // namespace
+
+void bind_lapack(py::module_& m) {
+  m.def("lapack_register", &lapack_register, py::arg("provider"), py::arg("name"), py::arg("capsule"),
+        "Register LAPACK routine `name` (e.g. 'dgetrf') of provider 0 (scipy) or 1 (mkl) from a "
+        "capsule named 'weft.lapack.<name>'.");
+  m.def("lapack_routines", &lapack_routines, "The routine names the driver calls.");
+  m.def("lapack_lu", &lu, py::arg("provider"), py::arg("a"));
+  m.def("lapack_slogdet", &slogdet, py::arg("provider"), py::arg("a"));
+  m.def("lapack_solve", &solve, py::arg("provider"), py::arg("a"), py::arg("b"));
+  m.def("lapack_inv", &inv, py::arg("provider"), py::arg("a"));
+  m.def("lapack_cholesky", &cholesky, py::arg("provider"), py::arg("a"));
+  m.def("lapack_cholesky_solve", &cholesky_solve, py::arg("provider"), py::arg("l"), py::arg("b"));
+  m.def("lapack_triangular_solve", &triangular_solve, py::arg("provider"), py::arg("a"),
+        py::arg("b"), py::arg("upper"), py::arg("trans"), py::arg("unit"));
+  m.def("lapack_qr", &qr, py::arg("provider"), py::arg("a"), py::arg("mode"));
+  m.def("lapack_householder_product", &householder_product, py::arg("provider"), py::arg("x"),
+        py::arg("tau"));
+  m.def("lapack_ormqr", &ormqr, py::arg("provider"), py::arg("x"), py::arg("tau"), py::arg("c"),
+        py::arg("left"), py::arg("trans"));
+  m.def("lapack_eigh", &eigh, py::arg("provider"), py::arg("a"), py::arg("lower"), py::arg("vectors"));
+  m.def("lapack_svd", &svd, py::arg("provider"), py::arg("a"), py::arg("job"));
+  m.def("lapack_eig", &eig, py::arg("provider"), py::arg("a"), py::arg("vectors"));
+  m.def("lapack_gelsd", &gelsd, py::arg("provider"), py::arg("a"), py::arg("b"), py::arg("rcond"));
+}
+
+}  // namespace weft

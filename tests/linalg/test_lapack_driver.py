@@ -1,0 +1,233 @@
+"""The batch-parallel LAPACK driver (csrc/linalg/lapack.cpp) behind the ``lapack``
+backend of ``weft.linalg``: results equal numpy/scipy for every dtype, do not depend
+on the thread count, failures name the batch index, oversized workspaces are refused
+before LAPACK sees them, and ``weft.set_backend("linalg", ...)`` switches the backend.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import weft
+from weft import _native
+from weft.core import backend as reg
+from weft.linalg import backends as lb
+
+DTYPES = ["float32", "float64", "complex64", "complex128"]
+TOL = {"float32": 2e-4, "complex64": 2e-4, "float64": 1e-10, "complex128": 1e-10}
+
+
+def _mats(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal(shape)
+    return a.astype(dtype)
+
+
+def _spd(shape, dtype, seed=0):
+    a = _mats(shape, dtype, seed)
+    n = shape[-1]
+    return (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(dtype)
+
+
+def _close(x, y, dtype):
+    np.testing.assert_allclose(x, y, rtol=TOL[dtype], atol=TOL[dtype])
+
+
+def _t(a):
+    return weft.to_tensor(a)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_native_forwards_equal_numpy_and_scipy(dtype):
+    a = _mats((3, 2, 5, 5), dtype)
+    b = _mats((3, 2, 5, 2), dtype, 1)
+    s = _spd((3, 5, 5), dtype, 2)
+    la = weft.linalg
+    _close(la.inv(_t(a)).numpy(), np.linalg.inv(a), dtype)
+    _close(la.solve(_t(a), _t(b)).numpy(), np.linalg.solve(a, b), dtype)
+    _close(la.det(_t(a)).numpy(), np.linalg.det(a), dtype)
+    sign, logabs = la.slogdet(_t(a)).numpy()
+    rs, rl = np.linalg.slogdet(a)
+    _close(sign, rs, dtype)
+    _close(logabs, rl, dtype)
+    _close(la.cholesky(_t(s)).numpy(), np.linalg.cholesky(s), dtype)
+    _close(la.cholesky(_t(s), upper=True).numpy(), np.conj(np.swapaxes(np.linalg.cholesky(s), -1, -2)), dtype)
+    l = np.linalg.cholesky(s)
+    bs = b[0, 0]
+    _close(la.cholesky_solve(_t(np.broadcast_to(bs, (3, 5, 2)).copy()), _t(l)).numpy(), np.linalg.solve(s, bs), dtype)
+    u = np.triu(a[0, 0]) + 5 * np.eye(5, dtype=dtype)
+    for upper, trans in [(True, False), (False, True)]:
+        tri = u if upper else u.T
+        want = scipy.linalg.solve_triangular(tri, b[0, 0], lower=not upper, trans=1 if trans else 0)
+        got = la.triangular_solve(_t(tri), _t(b[0, 0]), upper=upper, transpose=trans).numpy()
+        _close(got, want, dtype)
+    w, v = la.eigh(_t(s))
+    rw, rv = np.linalg.eigh(s)
+    _close(w.numpy(), rw, dtype)
+    _close(np.abs(v.numpy()), np.abs(rv), dtype)    # columns up to sign / phase
+    _close(la.eigvalsh(_t(s), UPLO="U").numpy(), np.linalg.eigvalsh(s, UPLO="U"), dtype)
+    for shape in [(2, 6, 4), (2, 4, 6)]:
+        x = _mats(shape, dtype, 3)
+        uu, ss, vh = la.svd(_t(x))
+        _close(ss.numpy(), np.linalg.svd(x, compute_uv=False), dtype)
+        _close((uu.numpy() * ss.numpy()[..., None, :]) @ vh.numpy(), x, dtype)
+        _close(la.svdvals(_t(x)).numpy(), np.linalg.svd(x, compute_uv=False), dtype)
+        for mode in ["reduced", "complete"]:
+            q, r = la.qr(_t(x), mode=mode)
+            rq, rr = np.linalg.qr(x, mode=mode)
+            _close(q.numpy(), rq, dtype)
+            _close(r.numpy(), rr, dtype)
+        _close(la.qr(_t(x), mode="r").numpy(), np.linalg.qr(x, mode="r"), dtype)
+    w, v = la.eig(_t(a[0]))
+    rw, rv = scipy.linalg.eig(a[0, 0])
+    _close(w.numpy()[0], rw, dtype)
+    _close(v.numpy()[0], rv, dtype)
+    f, piv = la.lu(_t(a))
+    rlu, rpiv = scipy.linalg.lu_factor(a[1, 1])
+    _close(f.numpy()[1, 1], rlu, dtype)
+    np.testing.assert_array_equal(piv.numpy()[1, 1], rpiv + 1)
+    tall = _mats((3, 8, 3), dtype, 4)
+    rhs = _mats((3, 8, 2), dtype, 5)
+    sol = la.lstsq(_t(tall), _t(rhs), driver="gelsd")
+    for i in range(3):
+        rx, _, rk, rsv = np.linalg.lstsq(tall[i], rhs[i], rcond=None)
+        _close(sol[0].numpy()[i], rx, dtype)
+        assert int(sol[2].numpy()[i]) == rk
+        _close(sol[3].numpy()[i], rsv, dtype)
+
+
+def _all_outputs():
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((12, 9, 9))
+    s = a @ np.swapaxes(a, -1, -2) + 9 * np.eye(9)
+    b = rng.standard_normal((12, 9, 3))
+    la = weft.linalg
+    outs = [la.inv(_t(a)), la.solve(_t(a), _t(b)), la.det(_t(a)), la.slogdet(_t(a)),
+            la.cholesky(_t(s)), *la.eigh(_t(s)), *la.svd(_t(a)), *la.qr(_t(a)), *la.eig(_t(a)),
+            *la.lu(_t(a)), la.triangular_solve(_t(s), _t(b)),
+            la.lstsq(_t(a[:, :, :5]), _t(b), driver="gelsd")[0]]
+    return [o.numpy().copy() for o in outs]
+
+
+def test_results_do_not_depend_on_the_thread_count():
+    before = _native.get_num_threads()
+    try:
+        _native.set_num_threads(1)
+        one = _all_outputs()
+        _native.set_num_threads(2)
+        two = _all_outputs()
+    finally:
+        _native.set_num_threads(before)
+    for x, y in zip(one, two):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_batched_call_restores_the_blas_thread_setting():
+    from threadpoolctl import threadpool_info
+    weft.linalg.inv(_t(_mats((4, 3, 3), "float64")))
+    before = [(d["filepath"], d["num_threads"]) for d in threadpool_info()]
+    weft.linalg.eigh(_t(_spd((8, 20, 20), "float64")))
+    assert [(d["filepath"], d["num_threads"]) for d in threadpool_info()] == before
+
+
+def test_failures_name_the_batch_index():
+    a = np.stack([np.eye(3), np.eye(3), np.zeros((3, 3))]).reshape(3, 1, 3, 3)
+    for f in (weft.linalg.inv, lambda x: weft.linalg.solve(x, weft.ones([3, 1, 3, 2], dtype="float64"))):
+        with pytest.raises(ValueError, match=r"Input is not invertible \(the matrix at batch index \(2, 0\) is singular\)"):
+            f(_t(a))
+    bad = np.stack([np.eye(2), np.eye(2), -np.eye(2)])
+    with pytest.raises(ValueError, match="The 2-th input matrix might not be positive definite"):
+        weft.linalg.cholesky(_t(bad))
+    with pytest.raises(ValueError, match=r"zero on the diagonal \(the matrix at batch index \(1,\) is singular\)"):
+        weft.linalg.triangular_solve(_t(np.stack([np.eye(2), np.diag([1.0, 0.0])])),
+                                     _t(np.ones((2, 2, 1))))
+
+
+@pytest.mark.parametrize("op", ["eigh", "eigvalsh", "svd", "svdvals", "eig", "eigvals"])
+def test_nan_input_to_iterative_routines_is_refused_not_passed_to_lapack(op):
+    a = np.stack([np.eye(3), np.eye(3)])
+    a[1, 2, 0] = np.nan     # in the lower triangle, which eigh reads
+    with pytest.raises(np.linalg.LinAlgError, match=r"NaN or infinity \(the matrix at batch index \(1,\)\)"):
+        getattr(weft.linalg, op)(_t(a))
+
+
+def test_nan_outside_the_read_triangle_is_ignored_like_numpy():
+    a = np.eye(3)
+    a[0, 2] = np.nan
+    np.testing.assert_array_equal(weft.linalg.eigvalsh(_t(a)).numpy(), np.linalg.eigvalsh(a))
+
+
+def test_workspace_that_overflows_lapack_integers_is_refused_before_the_call():
+    C = _native.extension
+    # empty batches of huge matrices: nothing is allocated, the size checks still run
+    with pytest.raises(ValueError, match="exceeds the 32-bit integer range"):
+        C.lapack_eigh(0, np.zeros((0, 40000, 40000)), True, True)
+    with pytest.raises(ValueError, match="exceeds the 32-bit integer range"):
+        C.lapack_svd(0, np.zeros((0, 30000, 30000)), 1)
+    with pytest.raises(ValueError, match="exceeds the 32-bit integer range"):
+        C.lapack_lu(0, np.zeros((0, 1, 2 ** 31)))
+
+
+def test_singular_cond_is_huge_or_infinite_for_every_dtype():
+    for dtype in DTYPES:
+        a = np.array([[1.0, 2.0], [2.0, 4.0]], dtype)
+        eps = np.finfo(a.dtype).eps
+        for p in (None, 2):
+            assert weft.linalg.cond(_t(a), p).item() >= 1 / (100 * eps)
+        assert weft.linalg.cond(_t(a), -2).item() <= 100 * eps
+
+
+def test_set_backend_switches_the_table(monkeypatch):
+    calls = []
+    base = reg.resolve("linalg", "cpu")
+
+    class Counting(lb.Lapack):
+        def __init__(self):
+            self.__dict__.update(base.__dict__)
+            self.name = "counting"
+
+        def solve(self, a, b):
+            calls.append(a.shape)
+            return super().solve(a, b)
+
+    reg.register_backend("linalg", "counting", module="scipy", package="scipy", device="cpu",
+                         load=Counting)
+    try:
+        a = _t(np.eye(2))
+        weft.linalg.solve(a, a)
+        assert calls == []
+        with weft.backend("linalg", "counting"):
+            assert weft.get_backend("linalg", "cpu") == "counting"
+            np.testing.assert_array_equal(weft.linalg.solve(a, a).numpy(), np.eye(2))
+        assert calls == [(2, 2)]
+        weft.linalg.solve(a, a)
+        assert len(calls) == 1
+    finally:
+        reg.unregister_backend("linalg", "counting")
+
+
+@pytest.mark.skipif(not reg.is_available("linalg", "mkl") or lb._mkl_runtime() is None,
+                    reason="the mkl backend needs mkl-service and the mkl wheel (weft[mkl])")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_mkl_backend_agrees_with_lapack(dtype):
+    a = _mats((4, 6, 6), dtype)
+    s = _spd((4, 6, 6), dtype)
+    la = weft.linalg
+    with weft.backend("linalg", "mkl"):
+        got = [la.inv(_t(a)), la.det(_t(a)), la.cholesky(_t(s)), la.eigvalsh(_t(s)), la.svdvals(_t(a))]
+    want = [la.inv(_t(a)), la.det(_t(a)), la.cholesky(_t(s)), la.eigvalsh(_t(s)), la.svdvals(_t(a))]
+    for x, y in zip(got, want):
+        _close(x.numpy(), y.numpy(), dtype)
+
+
+def test_gpu_host_fallback_warns_once():
+    lb._warned.discard("demo_op")
+    with pytest.warns(RuntimeWarning, match="demo_op: CuPy has no batched demo_op"):
+        lb.host_fallback_warning("demo_op")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lb.host_fallback_warning("demo_op")    # the second time: silent

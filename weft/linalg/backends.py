@@ -1,0 +1,423 @@
+"""The function table every ``linalg`` backend provides.
+
+The registry in :mod:`weft.core.backend` knows the three built-in backends of the
+``linalg`` area: ``lapack`` (the CPU default: weft's batch-parallel LAPACK driver,
+``csrc/linalg/lapack.cpp``, calling the LAPACK that scipy ships), ``mkl`` (the same
+driver calling MKL's LAPACK, loaded at run time from the ``mkl`` wheel's runtime
+library) and ``cusolver`` (CuPy arrays: ``cupy.linalg``, i.e. cuSOLVER). ``weft.linalg``
+gives each its loader when it is imported, and every loader returns a
+:class:`LinalgBackend`: the same calls whatever library is behind them, so the
+functions of ``weft.linalg`` never ask which backend they got.
+
+The calls take backend arrays ``[*, m, n]`` (any batch dimensions, already checked and
+in float32/float64/complex64/complex128) and return arrays; ``info`` outputs are host
+int32 arrays over the batch with LAPACK's meaning (0 success, > 0 the routine's
+failure code, -1 a matrix holding NaN or infinity that an iterative routine refused),
+and ``weft.linalg`` turns them into errors that name the batch index:
+
+==========================================  ============================================
+``lu(a)``                                   ``(lu, pivots int32 1-based, info)``
+``slogdet(a)``                              ``(sign, log|det|)``
+``solve(a, b)``, ``inv(a)``                 ``(x, info)``; batch dimensions broadcast
+``cholesky(a)``                             ``(L, info)``, lower, reads a's lower triangle
+``cholesky_solve(l, b)``                    ``x`` with ``l lᴴ x = b`` (l lower)
+``triangular_solve(a, b, upper, trans,      ``(x, info)``, ``trans`` in 'N', 'T', 'C'
+unit)``
+``qr(a, mode)``                             ``(q, r)``; mode 'reduced', 'complete', 'r'
+                                            (q None)
+``ormqr(x, tau, c, left, trans)``           ``op(Q) c`` / ``c op(Q)``, Q of LAPACK size
+``eigh(a, lower, vectors)``                 ``(w, v or None, info)``
+``svd(a, job)``                             ``(u, s, vh, info)``; job 'N' (s only), 'S',
+                                            'A'
+``eig(a, vectors)``                         ``(w, v or None, info)``, complex
+``gelsd(a, b, rcond)``                      ``(x, rank, s, info)``
+==========================================  ============================================
+
+Threads. The native driver runs a batch of matrices on weft's thread pool, one LAPACK
+call per matrix; while it does, the BLAS under LAPACK is held to one thread with
+``threadpoolctl`` (a context manager around the call that restores the user's
+setting), so threads are not oversubscribed and every matrix is computed the same way
+whatever weft's thread count: results do not depend on it. A single matrix runs on
+the calling thread with the BLAS as the user configured it (multithreaded by
+default). No backend changes a global thread setting otherwise.
+
+>>> import numpy as np
+>>> import weft.linalg
+>>> from weft.core.backend import resolve
+>>> be = resolve("linalg", "cpu")
+>>> x, info = be.solve(np.array([[2.0, 0.0], [0.0, 4.0]]), np.array([[2.0], [4.0]]))
+>>> x.ravel().tolist(), int(info)
+([1.0, 1.0], 0)
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib
+import threading
+import warnings
+
+import numpy as np
+
+from .._native import extension as _C
+
+__all__ = ["LinalgBackend", "Lapack", "CuSolver", "scipy_lapack_pointers", "mkl_lapack_pointers"]
+
+_TRANS = {"N": 0, "T": 1, "C": 2}
+_QR_MODES = {"reduced": 0, "complete": 1, "r": 2}
+_SVD_JOBS = {"N": 0, "S": 1, "A": 2}
+
+
+class LinalgBackend:
+    """What every linalg backend has besides its calls: ``name``, ``device`` and ``lib``
+    (the library module)."""
+
+    name = "?"
+    device = "cpu"
+    lib = None
+
+    def __repr__(self):
+        lib = getattr(self.lib, "__name__", self.lib)
+        return f"<weft linalg backend {self.name} ({lib})>"
+
+
+# ---------------------------------------------------------------------------------
+# registering LAPACK pointers with the native driver
+
+_pyapi = ctypes.pythonapi
+_pyapi.PyCapsule_New.restype = ctypes.py_object
+_pyapi.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_pyapi.PyCapsule_GetName.restype = ctypes.c_char_p
+_pyapi.PyCapsule_GetName.argtypes = [ctypes.py_object]
+_pyapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_pyapi.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+# A capsule keeps a pointer to its name, so the names live as long as the process.
+_CAPSULE_NAMES: dict[str, bytes] = {}
+
+
+def _capsule(name, pointer):
+    tag = _CAPSULE_NAMES.setdefault(name, f"weft.lapack.{name}".encode())
+    return _pyapi.PyCapsule_New(pointer, tag, None)
+
+
+def scipy_lapack_pointers():
+    """Addresses of the LAPACK routines the driver calls, from the capsules
+    ``scipy.linalg.cython_lapack`` exports (C-callable, Fortran argument order)."""
+    from scipy.linalg import cython_lapack  # noqa: PLC0415
+    capi = cython_lapack.__pyx_capi__
+    out = {}
+    for name in _C.lapack_routines():
+        cap = capi[name]
+        out[name] = _pyapi.PyCapsule_GetPointer(cap, _pyapi.PyCapsule_GetName(cap))
+    return out
+
+
+def _mkl_runtime():
+    """Path of the ``mkl`` wheel's runtime library (libmkl_rt), or None."""
+    import importlib.metadata as md  # noqa: PLC0415
+    try:
+        files = md.files("mkl") or []
+    except md.PackageNotFoundError:
+        return None
+    for f in files:
+        if f.name.startswith(("libmkl_rt.so", "mkl_rt")) and not f.name.endswith(".lib"):
+            return str(f.locate())
+    return None
+
+
+def mkl_lapack_pointers():
+    """Addresses of the driver's LAPACK routines in MKL's runtime library (the ``mkl``
+    wheel, ``pip install weft[mkl]``), loaded now; LP64 integers, MKL's default."""
+    path = _mkl_runtime()
+    if path is None:
+        raise RuntimeError("the mkl backend needs MKL's runtime library libmkl_rt from the "
+                           "mkl package; install it with pip install weft[mkl]")
+    lib = ctypes.CDLL(path)
+    return {name: ctypes.cast(getattr(lib, name + "_"), ctypes.c_void_p).value
+            for name in _C.lapack_routines()}
+
+
+# ---------------------------------------------------------------------------------
+# the native driver
+
+
+def _flat(a, core=2):
+    """``a [*batch, ...core]`` as a C-contiguous ``[B, ...core]`` array and ``batch``."""
+    batch = tuple(a.shape[:-core])
+    nb = int(np.prod(batch, dtype=np.int64))
+    return batch, np.ascontiguousarray(a.reshape((nb,) + tuple(a.shape[-core:])))
+
+
+def _broadcast(a, b):
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return shape, np.broadcast_to(a, shape + a.shape[-2:]), np.broadcast_to(b, shape + b.shape[-2:])
+
+
+class Lapack(LinalgBackend):
+    """weft's batch-parallel LAPACK driver over the routines of ``provider`` (0: the
+    LAPACK scipy ships, 1: MKL), registered from ``pointers`` (name → address)."""
+
+    def __init__(self, name, provider, pointers, lib):
+        for routine, address in pointers.items():
+            _C.lapack_register(provider, routine, _capsule(routine, address))
+        self.name = name
+        self.lib = lib
+        self._p = provider
+        self._pool = None
+        self._lock = threading.Lock()
+
+    def _blas_pools(self):
+        # Built once (listing the loaded libraries costs ~1 ms); after the provider's
+        # library is loaded, so that MKL is among them.
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    from threadpoolctl import ThreadpoolController  # noqa: PLC0415
+                    self._pool = ThreadpoolController().select(user_api="blas")
+        return self._pool
+
+    def _run(self, fn, batch, *args):
+        """``fn(provider, *args)``; with several matrices, the BLAS on one thread."""
+        if batch > 1:
+            with self._blas_pools().limit(limits=1):
+                return fn(self._p, *args)
+        return fn(self._p, *args)
+
+    def lu(self, a):
+        batch, f = _flat(a)
+        lu, piv, info = self._run(_C.lapack_lu, len(f), f)
+        return lu.reshape(a.shape), piv.reshape(batch + piv.shape[1:]), info.reshape(batch)
+
+    def slogdet(self, a):
+        batch, f = _flat(a)
+        sign, logabs = self._run(_C.lapack_slogdet, len(f), f)
+        return sign.reshape(batch), logabs.reshape(batch)
+
+    def solve(self, a, b):
+        if a.ndim == 2 and b.ndim > 2 and b.size:
+            # one matrix, many right-hand sides: a single solve of [n, B·k]
+            n, k = b.shape[-2], b.shape[-1]
+            cols = np.moveaxis(b, -2, 0).reshape(n, -1)
+            x, info = self.solve(a, cols)
+            x = np.moveaxis(x.reshape((n,) + b.shape[:-2] + (k,)), 0, -2)
+            return np.ascontiguousarray(x), np.broadcast_to(info, b.shape[:-2]).copy()
+        shape, a, b = _broadcast(a, b)
+        _, fa = _flat(a)
+        _, fb = _flat(b)
+        x, info = self._run(_C.lapack_solve, len(fa), fa, fb)
+        return x.reshape(shape + b.shape[-2:]), info.reshape(shape)
+
+    def inv(self, a):
+        batch, f = _flat(a)
+        x, info = self._run(_C.lapack_inv, len(f), f)
+        return x.reshape(a.shape), info.reshape(batch)
+
+    def cholesky(self, a):
+        batch, f = _flat(a)
+        l, info = self._run(_C.lapack_cholesky, len(f), f)
+        return l.reshape(a.shape), info.reshape(batch)
+
+    def cholesky_solve(self, l, b):
+        shape, l, b = _broadcast(l, b)
+        _, fl = _flat(l)
+        _, fb = _flat(b)
+        return self._run(_C.lapack_cholesky_solve, len(fl), fl, fb).reshape(shape + b.shape[-2:])
+
+    def triangular_solve(self, a, b, upper, trans, unit):
+        shape, a, b = _broadcast(a, b)
+        _, fa = _flat(a)
+        _, fb = _flat(b)
+        x, info = self._run(_C.lapack_triangular_solve, len(fa), fa, fb, bool(upper),
+                            _TRANS[trans], bool(unit))
+        return x.reshape(shape + b.shape[-2:]), info.reshape(shape)
+
+    def qr(self, a, mode):
+        batch, f = _flat(a)
+        q, r = self._run(_C.lapack_qr, len(f), f, _QR_MODES[mode])
+        r = r.reshape(batch + r.shape[1:])
+        return (None if mode == "r" else q.reshape(batch + q.shape[1:])), r
+
+    def ormqr(self, x, tau, c, left, trans):
+        batch, fx = _flat(x)
+        _, ft = _flat(tau, 1)
+        _, fc = _flat(c)
+        out = self._run(_C.lapack_ormqr, len(fx), fx, ft, fc, bool(left), bool(trans))
+        return out.reshape(c.shape)
+
+    def eigh(self, a, lower, vectors):
+        batch, f = _flat(a)
+        w, v, info = self._run(_C.lapack_eigh, len(f), f, bool(lower), bool(vectors))
+        return (w.reshape(batch + w.shape[1:]), v.reshape(a.shape) if vectors else None,
+                info.reshape(batch))
+
+    def svd(self, a, job):
+        batch, f = _flat(a)
+        u, s, vh, info = self._run(_C.lapack_svd, len(f), f, _SVD_JOBS[job])
+        s = s.reshape(batch + s.shape[1:])
+        if job == "N":
+            return None, s, None, info.reshape(batch)
+        return (u.reshape(batch + u.shape[1:]), s, vh.reshape(batch + vh.shape[1:]),
+                info.reshape(batch))
+
+    def eig(self, a, vectors):
+        batch, f = _flat(a)
+        w, v, info = self._run(_C.lapack_eig, len(f), f, bool(vectors))
+        return (w.reshape(batch + w.shape[1:]), v.reshape(a.shape) if vectors else None,
+                info.reshape(batch))
+
+    def gelsd(self, a, b, rcond):
+        shape, a, b = _broadcast(a, b)
+        _, fa = _flat(a)
+        _, fb = _flat(b)
+        x, rank, s, info = self._run(_C.lapack_gelsd, len(fa), fa, fb, float(rcond))
+        return (x.reshape(shape + x.shape[1:]), rank.reshape(shape), s.reshape(shape + s.shape[1:]),
+                info.reshape(shape))
+
+
+# ---------------------------------------------------------------------------------
+# CuPy (cuSOLVER)
+
+_warned: set = set()
+_warn_lock = threading.Lock()
+
+
+def host_fallback_warning(op):
+    """The one-time warning (per op and process) that ``op`` runs on the host for a
+    GPU tensor because CuPy has no such routine (api-linalg.md, first paragraph)."""
+    with _warn_lock:
+        if op in _warned:
+            return
+        _warned.add(op)
+    warnings.warn(f"weft.linalg.{op}: CuPy has no batched {op}, so GPU input is copied to the "
+                  "host, computed there with LAPACK and copied back (warned once)",
+                  RuntimeWarning, stacklevel=4)
+
+
+def _finite_info(xp, r, a):
+    """GPU solvers return inf/NaN for a failing matrix instead of an info code: 1 where
+    the result is not finite but the input was."""
+    core = tuple(range(r.ndim - 2, r.ndim))
+    bad = ~xp.isfinite(r).all(axis=core) & xp.isfinite(a).all(axis=tuple(range(a.ndim - 2, a.ndim)))
+    return xp.asnumpy(bad).astype(np.int32)
+
+
+class CuSolver(LinalgBackend):
+    """CuPy's ``cupy.linalg`` (cuSOLVER / cuBLAS) on the GPU; routines CuPy lacks run on
+    the host through the native driver with a one-time warning."""
+
+    device = "gpu"
+
+    def __init__(self):
+        self.xp = importlib.import_module("cupy")
+        self.lib = importlib.import_module("cupy.linalg")
+        self.name = "cusolver"
+
+    def _host(self, op):
+        host_fallback_warning(op)
+        from ..core.backend import resolve  # noqa: PLC0415
+        return resolve("linalg", "cpu")
+
+    def _to_host(self, *arrays):
+        return [self.xp.asnumpy(a) for a in arrays]
+
+    def lu(self, a):   # cuSOLVER's getrf is not batched in CuPy
+        lu, piv, info = self._host("lu").lu(*self._to_host(a))
+        return self.xp.asarray(lu), self.xp.asarray(piv), info
+
+    def slogdet(self, a):
+        return self.lib.slogdet(a)
+
+    def solve(self, a, b):
+        x = self.lib.solve(a, b)
+        return x, _finite_info(self.xp, x, a)
+
+    def inv(self, a):
+        x = self.lib.inv(a)
+        return x, _finite_info(self.xp, x, a)
+
+    def cholesky(self, a):
+        xp = self.xp
+        lower = xp.tril(a) + xp.conj(xp.swapaxes(xp.tril(a, -1), -1, -2))
+        l = self.lib.cholesky(lower)
+        return l, _finite_info(xp, l, a)
+
+    def _tri(self, a, b, lower, trans, unit):
+        from cupyx.scipy.linalg import solve_triangular  # noqa: PLC0415
+        xp = self.xp
+        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = xp.broadcast_to(a, shape + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+        b = xp.broadcast_to(b, shape + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+        out = xp.empty(b.shape, dtype=b.dtype)
+        for i in range(len(a)):
+            out[i] = solve_triangular(a[i], b[i], trans=trans, lower=lower, unit_diagonal=unit,
+                                      check_finite=False)
+        return out.reshape(shape + out.shape[-2:])
+
+    def cholesky_solve(self, l, b):
+        y = self._tri(l, b, True, 0, False)
+        return self._tri(l, y, True, 2, False)
+
+    def triangular_solve(self, a, b, upper, trans, unit):
+        xp = self.xp
+        zero = ~(xp.diagonal(a, 0, -2, -1) != 0).all(axis=-1)
+        info = xp.asnumpy(zero).astype(np.int32) if not unit else \
+            np.zeros(a.shape[:-2], np.int32)
+        if info.any():
+            return None, np.broadcast_to(info, np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+        x = self._tri(a, b, not upper, _TRANS[trans], unit)
+        return x, np.zeros(x.shape[:-2], np.int32)
+
+    def qr(self, a, mode):
+        if mode == "r":
+            return None, self.lib.qr(a, mode="r")
+        return self.lib.qr(a, mode=mode)
+
+    def ormqr(self, x, tau, c, left, trans):
+        out = self._host("ormqr").ormqr(*self._to_host(x, tau, c), left, trans)
+        return self.xp.asarray(out)
+
+    def eigh(self, a, lower, vectors):
+        uplo = "L" if lower else "U"
+        if vectors:
+            w, v = self.lib.eigh(a, UPLO=uplo)
+        else:
+            w, v = self.lib.eigvalsh(a, UPLO=uplo), None
+        return w, v, _finite_info(self.xp, w[..., None], a)
+
+    def svd(self, a, job):
+        if job == "N":
+            s = self.lib.svd(a, compute_uv=False)
+            return None, s, None, _finite_info(self.xp, s[..., None], a)
+        u, s, vh = self.lib.svd(a, full_matrices=job == "A")
+        return u, s, vh, _finite_info(self.xp, s[..., None], a)
+
+    def eig(self, a, vectors):
+        impl = getattr(self.lib, "eig" if vectors else "eigvals", None)
+        if impl is None:   # CuPy before 14 has no general eigensolver
+            w, v, info = self._host("eig").eig(*self._to_host(a), vectors)
+            return self.xp.asarray(w), (self.xp.asarray(v) if vectors else None), info
+        if vectors:
+            w, v = impl(a)
+        else:
+            w, v = impl(a), None
+        return w, v, np.zeros(a.shape[:-2], np.int32)
+
+    def gelsd(self, a, b, rcond):
+        x, rank, s, info = self._host("lstsq").gelsd(*self._to_host(a, b), rcond)
+        return self.xp.asarray(x), rank, self.xp.asarray(s), info
+
+
+# ---------------------------------------------------------------------------------
+
+
+def _load(name):
+    """The table of built-in backend ``name`` (the registry's loader calls this)."""
+    if name == "lapack":
+        be = Lapack("lapack", 0, scipy_lapack_pointers(), importlib.import_module("scipy.linalg"))
+        be.lapack = importlib.import_module("scipy.linalg.lapack")
+        return be
+    if name == "mkl":
+        return Lapack("mkl", 1, mkl_lapack_pointers(), _mkl_runtime())
+    if name == "cusolver":
+        return CuSolver()
+    raise ValueError(f"weft.linalg: no built-in backend named {name!r}")
