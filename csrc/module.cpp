@@ -15,4 +15,6 @@ PYBIND11_MODULE(_C, m) {
   weft::bind_sparse_elementwise(m);
   weft::bind_sparse_spgemm(m);
   weft::bind_lapack(m);
+  weft::bind_sparse_conv_rulebook(m);
+  weft::bind_sparse_conv(m);
 }

@@ -11,7 +11,7 @@ namespace weft {
 
 // Slot numbers are project-wide: every use site needs its own <T, Slot> pair,
 // because two live buffers of one type and slot would be the same vector.
-// Taken: reindex.cpp 10-19, sampling.cpp 20-29, spgemm.cpp 30-39.
+// Taken: reindex.cpp 10-19, sampling.cpp 20-29, spgemm.cpp 30-39, sparse/conv.cpp 40-49.
 template <class T, int Slot>
 class ScratchVector {
  public:

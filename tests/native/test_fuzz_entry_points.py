@@ -453,6 +453,58 @@ def b_lapack_register(d):
     name = d(st.sampled_from(_C.lapack_routines()))
     return (0, name, _lb._capsule(name, _lb.scipy_lapack_pointers()[name]))
 
+def _conv_problem(d):
+    """A small valid rulebook problem: (indices, batch, in, kernel, stride, pad, dil, out, subm)."""
+    S, it = d(st.integers(1, 3)), _it(d)
+    batch = d(st.integers(1, 2))
+    sp = [d(st.integers(1, 4)) for _ in range(S)]
+    subm = d(st.booleans())
+    kern = [d(st.sampled_from([1, 3] if subm else [1, 2, 3])) for _ in range(S)]
+    dil = [d(st.integers(1, 2)) for _ in range(S)]
+    if subm:
+        stride, pad, out = [1] * S, [dl * (k - 1) // 2 for k, dl in zip(kern, dil)], list(sp)
+    else:
+        stride = [d(st.integers(1, 2)) for _ in range(S)]
+        pad = [dl * (k - 1) for k, dl in zip(kern, dil)]
+        out = [(n + 2 * p - dl * (k - 1) - 1) // s + 1 for n, p, dl, k, s in zip(sp, pad, dil, kern, stride)]
+    n = d(st.integers(0, 5))
+    idx = np.stack([_ints(d, n, 0, b, it) for b in [batch] + sp]) if n else np.zeros((S + 1, 0), it)
+    return idx, batch, sp, kern, stride, pad, dil, out, subm
+
+
+def _blas(vt):
+    from scipy.linalg import cython_blas  # noqa: PLC0415
+
+    return cython_blas.__pyx_capi__["sgemm" if vt == "float32" else "dgemm"]
+
+
+def _conv_book(d):
+    """A rulebook (offsets, in_rows, out_rows, identity, n_in, n_out) of a valid problem."""
+    p = _conv_problem(d)
+    idx = np.unique(p[0].astype(np.int64), axis=1).astype(p[0].dtype)
+    r = _C.sparse_conv_rulebook(np.ascontiguousarray(idx), *p[1:])
+    out_idx, off, pin, pout, ident = r
+    return off, pin, pout, ident, idx.shape[1], idx.shape[1] if p[-1] else out_idx.shape[1]
+
+
+def b_conv_rulebook(d):
+    return _conv_problem(d)
+
+
+def b_conv_gemm(d):
+    off, pin, pout, ident, n_in, n_out = _conv_book(d)
+    vt, c, m, tr = _vt(d, False), d(st.integers(0, 3)), d(st.integers(0, 3)), d(st.booleans())
+    K = len(off) - 1
+    x = _vals(d, (n_out if tr else n_in, m if tr else c), vt)
+    src, dst, nd = (pout, pin, n_in) if tr else (pin, pout, n_out)
+    return (x, _vals(d, (K, c, m), vt), off, src, dst, nd, ident, tr, _blas(vt))
+
+
+def b_conv_wgrad(d):
+    off, pin, pout, ident, n_in, n_out = _conv_book(d)
+    vt, c, m = _vt(d, False), d(st.integers(0, 3)), d(st.integers(0, 3))
+    return (_vals(d, (n_in, c), vt), _vals(d, (n_out, m), vt), off, pin, pout, ident, _blas(vt))
+
 
 BUILDERS = {
     "index_add_": b_index_add,
@@ -480,6 +532,9 @@ BUILDERS = {
     "sparse_csr_rows": b_rows,
     "sparse_spgemm": b_spgemm,
     "sparse_spgemm_sampled": b_sampled,
+    "sparse_conv_rulebook": b_conv_rulebook,
+    "sparse_conv_gemm": b_conv_gemm,
+    "sparse_conv_wgrad": b_conv_wgrad,
     "get_num_threads": lambda d: (),
     "has_openmp": lambda d: (),
     "build_info": lambda d: (),
@@ -538,6 +593,12 @@ RANDOM_ARGS = {
     "sparse_spgemm": lambda d: ((crows(d), index(d), values(d), crows(d), index(d), values(d), size(d)), {}),
     "sparse_spgemm_sampled": lambda d: ((crows(d), index(d), crows(d), index(d), values(d), crows(d), index(d),
                                          values(d), size(d)), {}),
+    "sparse_conv_rulebook": lambda d: ((index(d, 2), size(d), shape(d, 3), shape(d, 3), shape(d, 3), shape(d, 3),
+                                        shape(d, 3), shape(d, 3), d(st.booleans())), {}),
+    "sparse_conv_gemm": lambda d: ((values(d, 2), values(d, 3), index(d), index(d), index(d), size(d), size(d),
+                                    d(st.booleans()), _blas(d(st.sampled_from(VALUE_DTYPES)))), {}),
+    "sparse_conv_wgrad": lambda d: ((values(d, 2), values(d, 2), index(d), index(d), index(d), size(d),
+                                     _blas(d(st.sampled_from(VALUE_DTYPES)))), {}),
     "get_num_threads": lambda d: ((), {}),
     "has_openmp": lambda d: ((), {}),
     "build_info": lambda d: ((), {}),

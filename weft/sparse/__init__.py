@@ -36,3 +36,12 @@ __all__ = ["SparseCooTensor", "SparseCsrTensor", "SparseLayoutError", "Unsupport
            "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh", "sqrt", "square",
            "log1p", "abs", "neg", "deg2rad", "rad2deg", "expm1", "pow",
            "masked_matmul", "addmm", "pca_lowrank"]
+
+
+def __getattr__(name):
+    # weft.sparse.nn builds on weft.nn, which `import weft.sparse` should not load
+    if name == "nn":
+        import importlib  # noqa: PLC0415
+
+        return importlib.import_module(f"{__name__}.nn")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
