@@ -431,7 +431,8 @@ def test_every_differentiable_primitive_is_reached_by_an_entry():
     from weft.autograd import registry
 
     # every module that declares primitives, loaded (some load lazily)
-    for mod in ("weft.nn.functional", "weft.geometric", "weft.sparse.softmax"):
+    for mod in ("weft.nn.functional", "weft.geometric", "weft.sparse.softmax", "weft.sparse.nn",
+                "weft.linalg", "weft.fft"):
         importlib.import_module(mod)
 
     reached = set()
