@@ -1,15 +1,14 @@
 """Placing parts on Dask workers and waiting for them with bounded time.
 
-Every distributed object of this package keeps its parts on one worker each
-(``workers=[address]``, ``allow_other_workers=False``), loaded or built there
-once, so that a part's arrays never travel: either as a Dask *actor* (calls go
-from the client straight to the worker, without the scheduler: the lowest
-latency, used for sampling) or as a future that later tasks take as an argument
-(tasks also accept other futures, such as a broadcast matrix; used by SpMM).  If
-that worker dies, the part's calls could wait forever; ``Placement.gather``
-therefore waits in short slices and, between them, checks that every worker
-holding a part is still the one that loaded it, and raises a ``RuntimeError``
-naming the lost worker and parts instead of hanging.
+Every distributed object of this package keeps its parts on chosen workers
+(``workers=[address]``, ``allow_other_workers=False``), held there by Dask
+*actors*: a part is loaded or built on its worker once and never travels, and
+every request goes from the client straight to the actor's worker, without a
+round trip through the scheduler (the latency that matters for sampling).  If
+that worker dies, a request could wait forever; ``Placement.gather`` therefore
+waits in short slices and, between them, checks that every worker holding a part
+is still the one that loaded it, and raises a ``RuntimeError`` naming the lost
+worker and parts instead of hanging.
 """
 from __future__ import annotations
 
@@ -20,7 +19,6 @@ import numpy as np
 from ._dask import distributed
 
 _POLL_S = 0.25
-_SCATTER_BYTES = 1 << 20
 
 
 def client_arg(client, op):
@@ -82,20 +80,13 @@ class Placement:
                 f"while {what}; the parts it held are gone. Create the "
                 f"{self.op.split('.')[0]} again on the remaining workers")
 
-    def submit(self, part, fn, *args):
-        """Run the task ``fn(*args)`` on the worker of ``part``; large arrays are
-        scattered to that worker first (a task message is no place for them)."""
-        self._count(args)
-        w = [self.part_worker[part]]
-        args = [self.client.scatter(a, workers=w, hash=False)
-                if getattr(a, "nbytes", 0) > _SCATTER_BYTES else a for a in args]
-        return self.client.submit(fn, *args, workers=w, allow_other_workers=False, pure=False)
-
-    def actors(self, cls, args_of):
-        """One actor ``cls(*args_of(p))`` per part, on the part's worker."""
-        futures = [self.client.submit(cls, *args_of(p), workers=[w], allow_other_workers=False,
+    def actors(self, cls, args_of, where=None):
+        """Actors ``cls(*args_of(i))``, one on the worker of each part (or on each
+        address of ``where``); returns ``(futures, actors)``."""
+        where = self.part_worker if where is None else where
+        futures = [self.client.submit(cls, *args_of(i), workers=[w], allow_other_workers=False,
                                       actor=True, pure=False)
-                   for p, w in enumerate(self.part_worker)]
+                   for i, w in enumerate(where)]
         return futures, self.gather(futures, "starting the parts", count=False)
 
     def call(self, actor, method, *args):
