@@ -156,7 +156,7 @@ def main(argv=None, client=None):
     cluster = None
     if client is None:
         client, cluster = _client(args)
-    workers = len(client.scheduler_info(n_workers=-1)["workers"])
+    workers = len(client.nthreads())
     parts = args.parts or max(workers, 1)
     path = args.dir or tempfile.mkdtemp(prefix="weft-parts-")
     try:

@@ -62,7 +62,7 @@ def test_sampling_equals_single_machine(client, graph, parted, parts, one_worker
     g = graph
     eids = weft.to_tensor(np.arange(g.num_edges))
     seeds = weft.to_tensor(np.array([5, 17, 3, 399, 5, 250, 0, 123, 77]))
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])[:1] if one_worker else None
+    workers = sorted(client.nthreads())[:1] if one_worker else None
     with DistGraph(client, parted[parts], timeout=TIMEOUT, workers=workers) as dg:
         for k in (3, -1, 0):
             weft.seed(7)

@@ -66,7 +66,10 @@ class Placement:
         self.stats = dict(tasks=0, bytes_sent=0, bytes_received=0)
 
     def _workers(self):
-        return dict(self.client.scheduler_info(n_workers=-1)["workers"])
+        # asked of the scheduler directly: Client.scheduler_info() returns a cached
+        # identity that a periodic refresh (without the worker list) can overwrite
+        info = self.client.sync(self.client.scheduler.identity, n_workers=-1)
+        return dict(info["workers"])
 
     def check_alive(self, what):
         """``RuntimeError`` if a worker holding a part has gone or was restarted."""
