@@ -136,6 +136,13 @@ def test_spmm_forward_backward(client, mode):
     ref = weft.sparse.matmul(_weft_csr(a), ref_x)
     # each row is computed whole, by the same kernel: bitwise equal
     np.testing.assert_array_equal(y.numpy(), ref.numpy())
+    d.reset_stats()
+    d @ x
+    st = d.stats
+    assert st["tasks"] == 2                                   # one call per worker
+    assert st["bytes_received"] == y.numpy().nbytes          # each row comes back once
+    # halo: each part gets the rows of X its columns touch (here fewer than all)
+    assert x0[:44].nbytes < st["bytes_sent"] <= (3 if mode == "halo" else 2) * x0.nbytes + 2000
     w = weft.to_tensor(rng.normal(size=(60, 4)))
     (y * w).sum().backward()
     (ref * w).sum().backward()

@@ -104,7 +104,7 @@ class Placement:
 
     def _count(self, args):
         self.stats["tasks"] += 1
-        self.stats["bytes_sent"] += sum(getattr(a, "nbytes", 0) for a in args)
+        self.stats["bytes_sent"] += _nbytes(args)
 
     def gather(self, futures, what, count=True):
         """The results of ``futures``, waiting at most ``timeout`` seconds in all."""
