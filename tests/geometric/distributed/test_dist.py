@@ -236,6 +236,9 @@ def test_bad_input(client, graph, parted, tmp_path):
         DistGraph("tcp://127.0.0.1:8786", parted[1])
     with pytest.raises(ValueError, match="timeout must be a positive number"):
         DistGraph(client, parted[1], timeout=0)
+    # a deadline shorter than any round trip: TimeoutError naming the limit, no hang
+    with pytest.raises(TimeoutError, match=r"did not finish within timeout=1e-06 s"):
+        DistGraph(client, parted[3], timeout=1e-6)
     with pytest.raises(ValueError, match="are not workers of this client"):
         DistGraph(client, parted[1], timeout=TIMEOUT, workers=["tcp://10.9.9.9:1"])
     with pytest.raises(TypeError, match="workers must be a non-empty list"):

@@ -25,7 +25,7 @@ from ...core.place import CPU
 from ...core.tensor import Tensor
 from ..khop import khop_loop
 from ..sampling import _bool_arg, index_arg, sample_size_arg
-from ._cluster import Placement, aligned
+from ._cluster import Placement, aligned, client_arg
 from .partition import load_part, load_partitioning
 
 
@@ -106,6 +106,7 @@ class DistGraph:
     op = "DistGraph"
 
     def __init__(self, client, path, timeout=120.0, workers=None):
+        client_arg(client, self.op)     # Dask present, a Client: before touching any file
         self.info = load_partitioning(path)
         self._assign = self.info.assignment
         self.num_nodes = self.info.num_nodes

@@ -25,7 +25,7 @@ from ...autograd import PyLayer
 from ...core.tensor import Tensor
 from ...sparse import matmul as _sparse_matmul, sparse_csr_tensor, transpose as _sparse_transpose
 from ...sparse.tensor import SparseBase, SparseCsrTensor
-from ._cluster import Placement, aligned
+from ._cluster import Placement, aligned, client_arg
 from .partition import Partitioning, _index_array, range_assign
 
 MODES = ("halo", "broadcast")
@@ -151,6 +151,7 @@ class DistCSR:
 
     def __init__(self, client, matrix, parts, mode="halo", timeout=120.0, workers=None):
         op = self.op
+        client_arg(client, op)
         if mode not in MODES:
             raise ValueError(f"{op}: mode must be one of {', '.join(map(repr, MODES))}, got "
                              f"{mode!r}")
