@@ -55,6 +55,8 @@ def _same(a, b):
     for x, y in zip(a, b):
         assert x.numpy().dtype == y.numpy().dtype
         np.testing.assert_array_equal(x.numpy(), y.numpy())
+        flags = y.numpy().flags      # results are ordinary arrays, whatever Dask handed over
+        assert flags.writeable and flags.aligned and flags.c_contiguous
 
 
 @pytest.mark.parametrize("parts,one_worker", [(1, False), (2, False), (3, False), (3, True)])
@@ -163,6 +165,10 @@ def test_spmm_gradcheck_and_float32(client):
     y = d32 @ weft.to_tensor(x32)
     assert y.numpy().dtype == np.float32
     np.testing.assert_allclose(y.numpy(), a32 @ x32, rtol=1e-5, atol=1e-6)
+    one = DistCSR(client, a32, 1, timeout=TIMEOUT)           # the one-part fast path
+    y1 = (one @ weft.to_tensor(x32)).numpy()
+    assert y1.flags.writeable and y1.flags.aligned
+    np.testing.assert_array_equal(y1, y.numpy())
 
 
 def test_gcn_full_batch_on_partitioned_graph(client, graph, parted):

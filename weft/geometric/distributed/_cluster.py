@@ -145,10 +145,13 @@ class Placement:
             self.stats[k] = 0
 
 
-def aligned(a):
-    """``a`` as a C-contiguous, aligned array: Dask may hand a task arrays that view
-    its message frames at any byte offset, which the native kernels refuse."""
-    if a is None or (a.flags.c_contiguous and a.flags.aligned):
+def aligned(a, writeable=False):
+    """``a`` as a C-contiguous, aligned (and, if asked, writeable) array: Dask may
+    hand over arrays that view its message frames at any byte offset, which the
+    native kernels refuse, and read-only, which a result given to the user must
+    not be."""
+    if a is None or (a.flags.c_contiguous and a.flags.aligned
+                     and (a.flags.writeable or not writeable)):
         return a
     return np.array(a, order="C", copy=True)
 

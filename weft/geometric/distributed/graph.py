@@ -175,7 +175,7 @@ class DistGraph:
         results = self._place.gather(futures, f"sampling {nodes.size} nodes")
         n = nodes.size
         if len(groups) == 1:                        # one part owns the whole batch
-            return results[0]
+            return tuple(aligned(a, writeable=True) for a in results[0])
         count = np.zeros(n, np.int32)
         for (_, pos), (_, cnt, _, _) in zip(groups, results):
             count[pos] = cnt

@@ -242,8 +242,8 @@ class DistCSR:
         results = place.gather(calls, what)
         if self.num_parts == 1 and isinstance(self._rows[0], slice) and \
                 self._rows[0] == slice(0, self.shape[0]):
-            return results[0][0]
-        out = np.zeros((self.shape[0], x.shape[1]), x.dtype)
+            return aligned(results[0][0], writeable=True)
+        out = np.empty((self.shape[0], x.shape[1]), x.dtype)   # every row has one owner
         for ps, rs in zip(self._parts_of.values(), results):
             for p, r in zip(ps, rs):
                 out[self._rows[p]] = r
