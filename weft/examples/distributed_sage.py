@@ -138,7 +138,7 @@ def _client(args):
     if args.scheduler:
         return Client(args.scheduler, timeout=args.timeout), None
     cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
+                           dashboard_address=":0")
     return Client(cluster), cluster
 
 

@@ -25,7 +25,7 @@ TIMEOUT = 30
 @pytest.fixture(scope="module")
 def client():
     cluster = dd.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                              dashboard_address=None, worker_dashboard_address=None)
+                              dashboard_address=":0", worker_dashboard_address=":0")
     c = dd.Client(cluster, timeout=TIMEOUT)
     c.wait_for_workers(2, timeout=TIMEOUT)
     yield c
@@ -264,7 +264,7 @@ def test_bad_input(client, graph, parted, tmp_path):
 
 
 def test_client_without_workers(parted):
-    cluster = dd.LocalCluster(n_workers=0, processes=False, dashboard_address=None)
+    cluster = dd.LocalCluster(n_workers=0, processes=False, dashboard_address=":0")
     c = dd.Client(cluster, timeout=TIMEOUT)
     try:
         with pytest.raises(ValueError, match="the client has no workers"):
