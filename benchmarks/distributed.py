@@ -111,7 +111,7 @@ def run(rep=None, quick=False):
             path = f"{tmp}/parts{workers}"
             partition_graph((row, colptr), None, workers, path, method="hash")
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+                                   dashboard_address=":0")
             client = Client(cluster)
             try:
                 _one_cluster(rep, client, workers, path, repeat, w_row, w_colptr, w_seeds,

@@ -138,7 +138,7 @@ def _client(args):
     if args.scheduler:
         return Client(args.scheduler, timeout=args.timeout), None
     cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
+                           dashboard_address=":0")
     return Client(cluster), cluster
 
 
@@ -156,7 +156,7 @@ def main(argv=None, client=None):
     cluster = None
     if client is None:
         client, cluster = _client(args)
-    workers = len(client.scheduler_info(n_workers=-1)["workers"])
+    workers = len(client.nthreads())
     parts = args.parts or max(workers, 1)
     path = args.dir or tempfile.mkdtemp(prefix="weft-parts-")
     try:

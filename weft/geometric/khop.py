@@ -66,17 +66,44 @@ def khop_sampler(row, colptr, input_nodes, sample_sizes, sorted_eids=None,
             eids_a = None
     place = common_place(places, op)
     num_nodes = colptr_a.shape[0] - 1
-    dt = row_a.dtype
 
     bad = np.flatnonzero((nodes_a < 0) | (nodes_a >= num_nodes))
     if bad.size:
         raise IndexError(f"{op}: input_nodes[{bad[0]}] = {nodes_a[bad[0]]} is out of range "
                          f"[0, {num_nodes}) for the number of nodes len(colptr) - 1")
 
+    def sample_hop(frontier, k, first):
+        nb, cnt, e = _C().sample_neighbors(row_a, colptr_a, frontier, k, eids_a,
+                                           _random.next_seed(place), op)
+        # the sampler has checked the ids and colptr entries read here
+        any_edge = first and bool(np.any(colptr_a[frontier + 1] > colptr_a[frontier]))
+        return nb, cnt, e, any_edge
+
+    src, dst, sample_index, reindex_nodes, eids = khop_loop(nodes_a, sizes, num_nodes,
+                                                            sample_hop, op)
+    out = (wrap(src.reshape(-1, 1), place), wrap(dst.reshape(-1, 1), place),
+           wrap(sample_index, place), wrap(reindex_nodes, place))
+    if return_eids:
+        out += (wrap(eids, place),)
+    return out
+
+
+def khop_loop(nodes, sizes, num_nodes, sample_hop, op):
+    """The hops and the re-indexing of :func:`khop_sampler` on host arrays, with the
+    sampling of one hop left to ``sample_hop(frontier, k, first)``, which returns
+    ``(neighbors, count, eids or None, any_in_edge)`` for the frontier as the native
+    sampler does (``any_in_edge``, read for the first hop only: whether a frontier
+    node has an in-edge) and draws one seed per call.  Shared by the
+    single-machine sampler and :class:`weft.geometric.distributed.DistGraph`, so
+    both follow one definition.
+
+    Returns ``(src, dst, sample_index, reindex_nodes, eids or None)`` (1-D arrays).
+    """
+    dt = nodes.dtype
     # frontier 0: input nodes without repeats, in order of first occurrence
-    uniq, first, inverse = np.unique(nodes_a, return_index=True, return_inverse=True)
+    uniq, first, inverse = np.unique(nodes, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
-    frontier = nodes_a[np.sort(first)]
+    frontier = nodes[np.sort(first)]
     rank = np.empty(len(uniq), np.int64)
     rank[order] = np.arange(len(uniq))
     reindex_nodes = rank[inverse.reshape(-1)].astype(dt)
@@ -84,12 +111,10 @@ def khop_sampler(row, colptr, input_nodes, sample_sizes, sorted_eids=None,
     frontiers, nbrs, counts, eids = [], [], [], []
     visited = None
     for h, k in enumerate(sizes):
-        nb, cnt, e = _C().sample_neighbors(row_a, colptr_a, frontier, k, eids_a,
-                                           _random.next_seed(place), op)
-        if h == 0:  # the sampler has checked the ids and colptr entries read here
-            if not np.any(colptr_a[frontier + 1] > colptr_a[frontier]):
-                raise ValueError(f"{op}: none of the input nodes has an in-edge; the input "
-                                 "nodes should have at least one neighbor")
+        nb, cnt, e, any_edge = sample_hop(frontier, k, h == 0)
+        if h == 0 and not any_edge:
+            raise ValueError(f"{op}: none of the input nodes has an in-edge; the input "
+                             "nodes should have at least one neighbor")
         frontiers.append(frontier)
         nbrs.append(nb)
         counts.append(cnt)
@@ -114,11 +139,7 @@ def khop_sampler(row, colptr, input_nodes, sample_sizes, sorted_eids=None,
     x = np.concatenate(frontiers)
     src, dst, sample_index = _C().reindex_graph(x, [np.concatenate(nbrs)],
                                                 [np.concatenate(counts)], False, op)
-    out = (wrap(src.reshape(-1, 1), place), wrap(dst.reshape(-1, 1), place),
-           wrap(sample_index, place), wrap(reindex_nodes, place))
-    if return_eids:
-        out += (wrap(np.concatenate(eids), place),)
-    return out
+    return src, dst, sample_index, reindex_nodes, np.concatenate(eids) if eids else None
 
 
 __all__ = ["khop_sampler"]

@@ -25,7 +25,7 @@ TIMEOUT = 30
 @pytest.fixture(scope="module")
 def client():
     cluster = dd.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                              dashboard_address=None, worker_dashboard_address=None)
+                              dashboard_address=":0", worker_dashboard_address=":0")
     c = dd.Client(cluster, timeout=TIMEOUT)
     c.wait_for_workers(2, timeout=TIMEOUT)
     yield c
@@ -55,6 +55,8 @@ def _same(a, b):
     for x, y in zip(a, b):
         assert x.numpy().dtype == y.numpy().dtype
         np.testing.assert_array_equal(x.numpy(), y.numpy())
+        flags = y.numpy().flags      # results are ordinary arrays, whatever Dask handed over
+        assert flags.writeable and flags.aligned and flags.c_contiguous
 
 
 @pytest.mark.parametrize("parts,one_worker", [(1, False), (2, False), (3, False), (3, True)])
@@ -62,7 +64,7 @@ def test_sampling_equals_single_machine(client, graph, parted, parts, one_worker
     g = graph
     eids = weft.to_tensor(np.arange(g.num_edges))
     seeds = weft.to_tensor(np.array([5, 17, 3, 399, 5, 250, 0, 123, 77]))
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])[:1] if one_worker else None
+    workers = sorted(client.nthreads())[:1] if one_worker else None
     with DistGraph(client, parted[parts], timeout=TIMEOUT, workers=workers) as dg:
         for k in (3, -1, 0):
             weft.seed(7)
@@ -136,6 +138,13 @@ def test_spmm_forward_backward(client, mode):
     ref = weft.sparse.matmul(_weft_csr(a), ref_x)
     # each row is computed whole, by the same kernel: bitwise equal
     np.testing.assert_array_equal(y.numpy(), ref.numpy())
+    d.reset_stats()
+    d @ x
+    st = d.stats
+    assert st["tasks"] == 2                                   # one call per worker
+    assert st["bytes_received"] == y.numpy().nbytes          # each row comes back once
+    # halo: each part gets the rows of X its columns touch (here fewer than all)
+    assert x0[:44].nbytes < st["bytes_sent"] <= (3 if mode == "halo" else 2) * x0.nbytes + 2000
     w = weft.to_tensor(rng.normal(size=(60, 4)))
     (y * w).sum().backward()
     (ref * w).sum().backward()
@@ -156,6 +165,10 @@ def test_spmm_gradcheck_and_float32(client):
     y = d32 @ weft.to_tensor(x32)
     assert y.numpy().dtype == np.float32
     np.testing.assert_allclose(y.numpy(), a32 @ x32, rtol=1e-5, atol=1e-6)
+    one = DistCSR(client, a32, 1, timeout=TIMEOUT)           # the one-part fast path
+    y1 = (one @ weft.to_tensor(x32)).numpy()
+    assert y1.flags.writeable and y1.flags.aligned
+    np.testing.assert_array_equal(y1, y.numpy())
 
 
 def test_gcn_full_batch_on_partitioned_graph(client, graph, parted):
@@ -229,6 +242,9 @@ def test_bad_input(client, graph, parted, tmp_path):
         DistGraph("tcp://127.0.0.1:8786", parted[1])
     with pytest.raises(ValueError, match="timeout must be a positive number"):
         DistGraph(client, parted[1], timeout=0)
+    # a deadline shorter than any round trip: TimeoutError naming the limit, no hang
+    with pytest.raises(TimeoutError, match=r"did not finish within timeout=1e-06 s"):
+        DistGraph(client, parted[3], timeout=1e-6)
     with pytest.raises(ValueError, match="are not workers of this client"):
         DistGraph(client, parted[1], timeout=TIMEOUT, workers=["tcp://10.9.9.9:1"])
     with pytest.raises(TypeError, match="workers must be a non-empty list"):
@@ -248,7 +264,7 @@ def test_bad_input(client, graph, parted, tmp_path):
 
 
 def test_client_without_workers(parted):
-    cluster = dd.LocalCluster(n_workers=0, processes=False, dashboard_address=None)
+    cluster = dd.LocalCluster(n_workers=0, processes=False, dashboard_address=":0")
     c = dd.Client(cluster, timeout=TIMEOUT)
     try:
         with pytest.raises(ValueError, match="the client has no workers"):

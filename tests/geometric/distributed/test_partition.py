@@ -259,3 +259,23 @@ def test_sampler_positions_reproduce_the_whole_batch():
     with pytest.raises(ValueError, match=r"positions must be >= 0, but positions\[0\] = -1"):
         C.sample_neighbors(row, colptr, nodes[:1], 5, None, 99, "t",
                            positions=np.array([-1], np.int64))
+
+
+def test_dask_is_optional(monkeypatch):
+    """Partitioning needs no Dask; the distributed classes name the extra when it is
+    missing, and importing the package imports no Dask."""
+    import subprocess
+    import sys
+
+    from weft.geometric.distributed import DistGraph, _dask
+
+    code = ("import sys, weft.geometric.distributed as d; "
+            "print(any(m == 'dask' or m.startswith(('dask.', 'distributed')) for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)
+    with pytest.raises(ImportError, match=r"pip install 'weft\[distributed\]'"):
+        _dask.distributed()
+    with pytest.raises(ImportError, match=r"weft\[distributed\]"):
+        DistGraph(object(), "nowhere")

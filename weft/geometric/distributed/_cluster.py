@@ -1,15 +1,14 @@
 """Placing parts on Dask workers and waiting for them with bounded time.
 
-Every distributed object of this package keeps its parts on one worker each
-(``workers=[address]``, ``allow_other_workers=False``), loaded or built there
-once, so that a part's arrays never travel: either as a Dask *actor* (calls go
-from the client straight to the worker, without the scheduler: the lowest
-latency, used for sampling) or as a future that later tasks take as an argument
-(tasks also accept other futures, such as a broadcast matrix; used by SpMM).  If
-that worker dies, the part's calls could wait forever; ``Placement.gather``
-therefore waits in short slices and, between them, checks that every worker
-holding a part is still the one that loaded it, and raises a ``RuntimeError``
-naming the lost worker and parts instead of hanging.
+Every distributed object of this package keeps its parts on chosen workers
+(``workers=[address]``, ``allow_other_workers=False``), held there by Dask
+*actors*: a part is loaded or built on its worker once and never travels, and
+every request goes from the client straight to the actor's worker, without a
+round trip through the scheduler (the latency that matters for sampling).  If
+that worker dies, a request could wait forever; ``Placement.gather`` therefore
+waits in short slices and, between them, checks that every worker holding a part
+is still the one that loaded it, and raises a ``RuntimeError`` naming the lost
+worker and parts instead of hanging.
 """
 from __future__ import annotations
 
@@ -20,7 +19,6 @@ import numpy as np
 from ._dask import distributed
 
 _POLL_S = 0.25
-_SCATTER_BYTES = 1 << 20
 
 
 def client_arg(client, op):
@@ -68,7 +66,10 @@ class Placement:
         self.stats = dict(tasks=0, bytes_sent=0, bytes_received=0)
 
     def _workers(self):
-        return dict(self.client.scheduler_info(n_workers=-1)["workers"])
+        # asked of the scheduler directly: Client.scheduler_info() returns a cached
+        # identity that a periodic refresh (without the worker list) can overwrite
+        info = self.client.sync(self.client.scheduler.identity, n_workers=-1)
+        return dict(info["workers"])
 
     def check_alive(self, what):
         """``RuntimeError`` if a worker holding a part has gone or was restarted."""
@@ -82,20 +83,13 @@ class Placement:
                 f"while {what}; the parts it held are gone. Create the "
                 f"{self.op.split('.')[0]} again on the remaining workers")
 
-    def submit(self, part, fn, *args):
-        """Run the task ``fn(*args)`` on the worker of ``part``; large arrays are
-        scattered to that worker first (a task message is no place for them)."""
-        self._count(args)
-        w = [self.part_worker[part]]
-        args = [self.client.scatter(a, workers=w, hash=False)
-                if getattr(a, "nbytes", 0) > _SCATTER_BYTES else a for a in args]
-        return self.client.submit(fn, *args, workers=w, allow_other_workers=False, pure=False)
-
-    def actors(self, cls, args_of):
-        """One actor ``cls(*args_of(p))`` per part, on the part's worker."""
-        futures = [self.client.submit(cls, *args_of(p), workers=[w], allow_other_workers=False,
+    def actors(self, cls, args_of, where=None):
+        """Actors ``cls(*args_of(i))``, one on the worker of each part (or on each
+        address of ``where``); returns ``(futures, actors)``."""
+        where = self.part_worker if where is None else where
+        futures = [self.client.submit(cls, *args_of(i), workers=[w], allow_other_workers=False,
                                       actor=True, pure=False)
-                   for p, w in enumerate(self.part_worker)]
+                   for i, w in enumerate(where)]
         return futures, self.gather(futures, "starting the parts", count=False)
 
     def call(self, actor, method, *args):
@@ -110,7 +104,7 @@ class Placement:
 
     def _count(self, args):
         self.stats["tasks"] += 1
-        self.stats["bytes_sent"] += sum(getattr(a, "nbytes", 0) for a in args)
+        self.stats["bytes_sent"] += _nbytes(args)
 
     def gather(self, futures, what, count=True):
         """The results of ``futures``, waiting at most ``timeout`` seconds in all."""
@@ -151,10 +145,13 @@ class Placement:
             self.stats[k] = 0
 
 
-def aligned(a):
-    """``a`` as a C-contiguous, aligned array: Dask may hand a task arrays that view
-    its message frames at any byte offset, which the native kernels refuse."""
-    if a is None or (a.flags.c_contiguous and a.flags.aligned):
+def aligned(a, writeable=False):
+    """``a`` as a C-contiguous, aligned (and, if asked, writeable) array: Dask may
+    hand over arrays that view its message frames at any byte offset, which the
+    native kernels refuse, and read-only, which a result given to the user must
+    not be."""
+    if a is None or (a.flags.c_contiguous and a.flags.aligned
+                     and (a.flags.writeable or not writeable)):
         return a
     return np.array(a, order="C", copy=True)
 

@@ -23,8 +23,9 @@ from ..._native import extension as _C
 from ...core import random as _random
 from ...core.place import CPU
 from ...core.tensor import Tensor
-from ..sampling import _array_of, _bool_arg, sample_size_arg
-from ._cluster import Placement, aligned
+from ..khop import khop_loop
+from ..sampling import _bool_arg, index_arg, sample_size_arg
+from ._cluster import Placement, aligned, client_arg
 from .partition import load_part, load_partitioning
 
 
@@ -58,16 +59,7 @@ class PartServer:
 # ---------------------------------------------------------------------------------
 
 def _ids_arg(ids, arg, op, num_nodes, dtype):
-    a = _array_of(ids, arg, op)
-    if type(a) is not np.ndarray:
-        a = a.get()
-    if a.dtype not in (np.int32, np.int64):
-        raise TypeError(f"{op}: {arg} must be an int32 or int64 tensor, got dtype {a.dtype}")
-    if a.ndim == 2 and a.shape[1] == 1:
-        a = a.reshape(-1)
-    if a.ndim != 1:
-        raise ValueError(f"{op}: {arg} must be 1-D (or an [n, 1] column), got shape "
-                         f"{list(a.shape)}")
+    a = index_arg(ids, arg, op, [])
     bad = np.flatnonzero((a < 0) | (a >= num_nodes))
     if bad.size:
         raise IndexError(f"{op}: {arg}[{bad[0]}] = {a[bad[0]]} is out of range [0, num_nodes = "
@@ -114,6 +106,7 @@ class DistGraph:
     op = "DistGraph"
 
     def __init__(self, client, path, timeout=120.0, workers=None):
+        client_arg(client, self.op)     # Dask present, a Client: before touching any file
         self.info = load_partitioning(path)
         self._assign = self.info.assignment
         self.num_nodes = self.info.num_nodes
@@ -182,7 +175,7 @@ class DistGraph:
         results = self._place.gather(futures, f"sampling {nodes.size} nodes")
         n = nodes.size
         if len(groups) == 1:                        # one part owns the whole batch
-            return results[0]
+            return tuple(aligned(a, writeable=True) for a in results[0])
         count = np.zeros(n, np.int32)
         for (_, pos), (_, cnt, _, _) in zip(groups, results):
             count[pos] = cnt
@@ -238,46 +231,16 @@ class DistGraph:
             raise ValueError(f"{op}: input_nodes must not be empty")
         self._alive("sampling")
 
-        # frontier 0: input nodes without repeats, in order of first occurrence
-        uniq, first, inverse = np.unique(nodes, return_index=True, return_inverse=True)
-        order = np.argsort(first, kind="stable")
-        frontier = nodes[np.sort(first)]
-        rank = np.empty(len(uniq), np.int64)
-        rank[order] = np.arange(len(uniq))
-        reindex_nodes = rank[inverse.reshape(-1)].astype(self._dtype)
-
-        frontiers, nbrs, counts, eids = [], [], [], []
-        visited = None
-        for h, k in enumerate(sizes):
+        def sample_hop(frontier, k, first):
             nb, cnt, e, deg = self._sample_hop(frontier, k, _random.next_seed(CPU), return_eids,
-                                               h == 0, op)
-            if h == 0 and not np.any(deg > 0):
-                raise ValueError(f"{op}: none of the input nodes has an in-edge; the input "
-                                 "nodes should have at least one neighbor")
-            frontiers.append(frontier)
-            nbrs.append(nb)
-            counts.append(cnt)
-            if return_eids:
-                eids.append(e)
-            if h == len(sizes) - 1 or nb.size == 0:
-                break
-            if visited is None:
-                visited = np.zeros(self.num_nodes, bool)
-                visited[frontiers[0]] = True
-            fresh = nb[~visited[nb]]
-            if fresh.size == 0:
-                break
-            frontier = np.unique(fresh)
-            visited[frontier] = True
+                                               first, op)
+            return nb, cnt, e, first and bool(np.any(deg > 0))
 
-        x = np.concatenate(frontiers)
-        src, dst, sample_index = _C.reindex_graph(x, [np.concatenate(nbrs)],
-                                                  [np.concatenate(counts)], False, op)
+        src, dst, sample_index, reindex_nodes, eids = khop_loop(nodes, sizes, self.num_nodes,
+                                                                sample_hop, op)
         out = (Tensor._wrap(src.reshape(-1, 1)), Tensor._wrap(dst.reshape(-1, 1)),
                Tensor._wrap(sample_index), Tensor._wrap(reindex_nodes))
-        if return_eids:
-            out += (Tensor._wrap(np.concatenate(eids)),)
-        return out
+        return out + (Tensor._wrap(eids),) if return_eids else out
 
     # -- features -------------------------------------------------------------------
     def fetch_features(self, ids):

@@ -25,7 +25,7 @@ from ...autograd import PyLayer
 from ...core.tensor import Tensor
 from ...sparse import matmul as _sparse_matmul, sparse_csr_tensor, transpose as _sparse_transpose
 from ...sparse.tensor import SparseBase, SparseCsrTensor
-from ._cluster import Placement, aligned
+from ._cluster import Placement, aligned, client_arg
 from .partition import Partitioning, _index_array, range_assign
 
 MODES = ("halo", "broadcast")
@@ -52,22 +52,32 @@ class _Block:
         return self.crows.nbytes + self.cols.nbytes + self.values.nbytes
 
 
-def _block_task(crows, cols, values, ncols):
-    return _Block(crows, cols, values, ncols)
+class RowBlocks:
+    """The actor on one worker holding the row blocks of the parts placed there:
+    one call per worker and product, whatever the number of its parts."""
 
+    def __init__(self):
+        self.blocks = {}
 
-def _nbytes_task(block):
-    return block.nbytes()
+    def add(self, part, crows, cols, values, ncols):
+        self.blocks[part] = _Block(crows, cols, values, ncols)
+        return self.blocks[part].nbytes()
 
+    def forward(self, parts, xs, x_all):
+        """``A_p @ X_p`` for each part: ``xs[i]`` is the part's slice of X (halo), or
+        None with ``x_all`` the whole X and ``xs[i]`` the part's columns (broadcast)."""
+        out = []
+        for p, x in zip(parts, xs):
+            if x_all is not None:
+                x = x_all if x is None else x_all[x]
+            out.append(_sparse_matmul(self.blocks[p].matrix(False),
+                                      Tensor._wrap(aligned(x))).numpy())
+        return out
 
-def _forward_task(block, x, cols):
-    if cols is not None:          # broadcast mode, a part touching some columns only
-        x = x[cols]
-    return _sparse_matmul(block.matrix(False), Tensor._wrap(aligned(x))).numpy()
-
-
-def _backward_task(block, g):
-    return _sparse_matmul(block.matrix(True), Tensor._wrap(aligned(g))).numpy()
+    def backward(self, parts, gs):
+        """``A_pᵀ @ G_p`` for each part, on the part's columns."""
+        return [_sparse_matmul(self.blocks[p].matrix(True), Tensor._wrap(aligned(g))).numpy()
+                for p, g in zip(parts, gs)]
 
 
 def _as_slice(rows):
@@ -141,6 +151,7 @@ class DistCSR:
 
     def __init__(self, client, matrix, parts, mode="halo", timeout=120.0, workers=None):
         op = self.op
+        client_arg(client, op)
         if mode not in MODES:
             raise ValueError(f"{op}: mode must be one of {', '.join(map(repr, MODES))}, got "
                              f"{mode!r}")
@@ -153,7 +164,7 @@ class DistCSR:
         deg = np.diff(crows)
         order = np.argsort(assign, kind="stable")
         bounds = np.searchsorted(assign[order], np.arange(nparts + 1))
-        self._rows, self._cols, futures = [], [], []
+        self._rows, self._cols, blocks = [], [], []
         for p in range(nparts):
             rows = order[bounds[p]:bounds[p + 1]].astype(np.int64)
             d = deg[rows]
@@ -165,18 +176,23 @@ class DistCSR:
             self._rows.append(_as_slice(rows))
             # None: the part touches every column, X goes as it is (no gather)
             self._cols.append(None if ucols.size == shape[1] else ucols)
-            futures.append(self._place.submit(p, _block_task, lptr, local.astype(np.int64),
-                                              np.ascontiguousarray(values[slots]), ucols.size))
-        # wait on a tiny task per block: the blocks themselves stay on the workers
-        self.part_nbytes = self._place.gather(
-            [self._place.submit(p, _nbytes_task, f) for p, f in enumerate(futures)],
-            "placing the row blocks", count=False)
-        self._blocks = futures
-        self._place.reset_stats()
+            blocks.append((lptr, local.astype(np.int64), np.ascontiguousarray(values[slots]),
+                           ucols.size))
+        # one actor per worker used; its parts, in part order
+        place = self._place
+        self._workers = sorted(set(place.part_worker))
+        self._parts_of = {w: [p for p in range(nparts) if place.part_worker[p] == w]
+                          for w in self._workers}
+        self._futures, actors = place.actors(RowBlocks, lambda i: (), self._workers)
+        self._servers = dict(zip(self._workers, actors))
+        calls = [place.call(self._servers[place.part_worker[p]], "add", p, *blocks[p])
+                 for p in range(nparts)]
+        self.part_nbytes = place.gather(calls, "placing the row blocks", count=False)
+        place.reset_stats()
 
     @property
     def num_parts(self):
-        return len(self._blocks)
+        return len(self._rows)
 
     @property
     def stats(self):
@@ -187,52 +203,50 @@ class DistCSR:
         self._place.reset_stats()
 
     def close(self):
-        if self._blocks:
-            self.client.cancel(self._blocks)
-            self._blocks = []
+        if self._servers:
+            self._servers = {}
+            self.client.cancel(self._futures)
 
     def __repr__(self):
         return (f"DistCSR(shape={list(self.shape)}, dtype={self.dtype}, "
                 f"num_parts={self.num_parts}, mode={self.mode!r})")
 
-    def _alive(self, what):
-        if not self._blocks:
+    def _alive(self):
+        if not self._servers:
             raise RuntimeError(f"{self.op}: the matrix was closed")
-        self._place.check_alive(what)
 
     def _product(self, x, transpose):
-        """``A @ x`` or ``Aᵀ @ x`` on host arrays."""
+        """``A @ x`` or ``Aᵀ @ x`` on host arrays: one actor call per worker."""
+        self._alive()
         place = self._place
         if transpose:
-            self._alive("computing Aᵀ @ G")
-            futures = [place.submit(p, _backward_task, b, x[self._rows[p]])
-                       for p, b in enumerate(self._blocks)]
+            what = "computing Aᵀ @ G"
+            calls = [place.call(self._servers[w], "backward", ps,
+                                [x[self._rows[p]] for p in ps]) for w, ps in self._parts_of.items()]
             out = np.zeros((self.shape[1], x.shape[1]), x.dtype)
-            for cols, r in zip(self._cols, place.gather(futures, "computing Aᵀ @ G")):
-                if cols is None:
-                    out += r
-                else:
-                    out[cols] += r
+            for ps, rs in zip(self._parts_of.values(), place.gather(calls, what)):
+                for p, r in zip(ps, rs):    # in part order: a deterministic sum
+                    if self._cols[p] is None:
+                        out += r
+                    else:
+                        out[self._cols[p]] += r
             return out
-        self._alive("computing A @ X")
-        if self.mode == "broadcast":
-            xf = self.client.scatter(x, broadcast=True, hash=False)
-            place.stats["bytes_sent"] += x.nbytes * len(set(place.part_worker))
-            futures = [self.client.submit(_forward_task, b, xf, self._cols[p],
-                                          workers=[place.part_worker[p]],
-                                          allow_other_workers=False, pure=False)
-                       for p, b in enumerate(self._blocks)]
-            place.stats["tasks"] += len(futures)
-        else:
-            futures = [place.submit(p, _forward_task, b, x if c is None else x[c], None)
-                       for p, (b, c) in enumerate(zip(self._blocks, self._cols))]
-        results = place.gather(futures, "computing A @ X")
-        if len(results) == 1 and isinstance(self._rows[0], slice) and \
+        what = "computing A @ X"
+        if self.mode == "broadcast":   # X once per worker; each part picks its columns there
+            calls = [place.call(self._servers[w], "forward", ps, [self._cols[p] for p in ps], x)
+                     for w, ps in self._parts_of.items()]
+        else:                          # each part gets the rows of X its columns touch
+            calls = [place.call(self._servers[w], "forward", ps,
+                                [x if self._cols[p] is None else x[self._cols[p]] for p in ps],
+                                None) for w, ps in self._parts_of.items()]
+        results = place.gather(calls, what)
+        if self.num_parts == 1 and isinstance(self._rows[0], slice) and \
                 self._rows[0] == slice(0, self.shape[0]):
-            return results[0]
-        out = np.zeros((self.shape[0], x.shape[1]), x.dtype)
-        for rows, r in zip(self._rows, results):
-            out[rows] = r
+            return aligned(results[0][0], writeable=True)
+        out = np.empty((self.shape[0], x.shape[1]), x.dtype)   # every row has one owner
+        for ps, rs in zip(self._parts_of.values(), results):
+            for p, r in zip(ps, rs):
+                out[self._rows[p]] = r
         return out
 
     def matmul(self, x):
