@@ -36,7 +36,9 @@ How to write an entry (``db_dist.py`` has many examples)::
   the exception type (e.g. ``{"icdf": NotImplementedError}``; properties included).
 - ``values(rng, ref, shape)``: points of the support of shape ``shape`` (sample dims +
   batch + event); the default draws ``ref.ppf`` at uniform probabilities, which suits
-  univariate families. ``event_shape(params)`` gives the event shape (default ``()``).
+  univariate families. ``event_shape(params)`` gives the event shape (default ``()``);
+  ``value_shape(batch, event)`` the shape of the test values (default
+  ``(2,) + batch + event``: a sample dim that broadcasts against the batch).
 - ``has_rsample``: rsample exists and its gradients are checked against finite
   differences of a seeded expectation (``rsample_rtol``). ``discrete``: integer
   support (no value gradient, pmf names). Univariate continuous entries also get the
@@ -102,6 +104,7 @@ class DistInfo:
     raises: dict = field(default_factory=dict)
     values: Callable | None = None
     event_shape: Callable[[dict], tuple] = lambda p: ()
+    value_shape: Callable[[tuple, tuple], tuple] = lambda batch, event: (2,) + batch + event
     discrete: bool = False
     has_rsample: bool = False
     rsample_rtol: float = 1e-4
@@ -160,9 +163,11 @@ class DistInfo:
         d = self.build(**ts, **self.fixed)
         return (d, ts) if leaves else d
 
-    def sample_values(self, params, shape, seed=1):
+    def sample_values(self, params, seed=1):
+        """Points of the support of shape ``value_shape(batch, event)``."""
         rng = np.random.default_rng(seed)
-        full = tuple(shape) + self.batch_shape(params) + tuple(self.event_shape(params))
+        full = tuple(self.value_shape(self.batch_shape(params),
+                                      tuple(self.event_shape(params))))
         if self.values is not None:
             return np.asarray(self.values(rng, self.broadcast(params), full), np.float64)
         return _default_values(rng, self.reference(params), full)

@@ -20,8 +20,14 @@ from .transform import (AbsTransform, AffineTransform, CatTransform, ChainTransf
 from .transformed_distribution import TransformedDistribution
 
 # ---- families of helper `dist` ---------------------------------------------------
+from .cauchy import Cauchy
 from .exponential import Exponential
+from .gumbel import Gumbel
+from .half_normal import HalfCauchy, HalfNormal
+from .laplace import Laplace
+from .lognormal import LogNormal
 from .normal import Normal
+from .uniform import Uniform
 
 # ---- families of helper `distg` (Gamma-related; one import line per module) -------
 
@@ -37,5 +43,6 @@ __all__ = [
     "LowerCholeskyTransform", "CorrCholeskyTransform", "PositiveDefiniteTransform",
     "identity_transform", "biject_to", "transform_to",
     # families (dist)
-    "Exponential", "Normal",
+    "Cauchy", "Exponential", "Gumbel", "HalfCauchy", "HalfNormal", "Laplace", "LogNormal",
+    "Normal", "Uniform",
 ]
