@@ -20,13 +20,18 @@ from .transform import (AbsTransform, AffineTransform, CatTransform, ChainTransf
 from .transformed_distribution import TransformedDistribution
 
 # ---- families of helper `dist` ---------------------------------------------------
+from .bernoulli import Bernoulli
+from .categorical import Categorical
 from .cauchy import Cauchy
 from .exponential import Exponential
+from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_normal import HalfCauchy, HalfNormal
 from .laplace import Laplace
 from .lognormal import LogNormal
+from .multinomial import Multinomial
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
 
 # ---- families of helper `distg` (Gamma-related; one import line per module) -------
@@ -43,6 +48,7 @@ __all__ = [
     "LowerCholeskyTransform", "CorrCholeskyTransform", "PositiveDefiniteTransform",
     "identity_transform", "biject_to", "transform_to",
     # families (dist)
-    "Cauchy", "Exponential", "Gumbel", "HalfCauchy", "HalfNormal", "Laplace", "LogNormal",
+    "Bernoulli", "Categorical", "Cauchy", "Exponential", "Geometric", "Multinomial",
+    "OneHotCategorical", "Gumbel", "HalfCauchy", "HalfNormal", "Laplace", "LogNormal",
     "Normal", "Uniform",
 ]

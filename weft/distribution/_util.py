@@ -195,3 +195,44 @@ def sum_rightmost(x, n):
 
 def full_like_shape(value, shape, like):
     return ops.full(list(shape), value, dtype=like.dtype)
+
+
+def categorical_indices(gen, probs, lead):
+    """Indices drawn from the rows of ``probs`` (a backend array ``batch + (K,)`` of
+    non-negative weights), of shape ``lead + batch``.
+
+    One inverse-cdf search for all rows at once: each row's cdf is shifted by its row
+    number, so the concatenated cdfs are sorted and a single ``searchsorted`` of
+    ``u + row`` finds every draw (float64 keeps the shifted cdf exact to ~1e-12)."""
+    xp = np if _is_np(gen) else __import__("cupy")
+    batch = probs.shape[:-1]
+    k = probs.shape[-1]
+    rows = int(np.prod(batch, dtype=np.int64))
+    cdf = xp.cumsum(probs.reshape(rows, k), axis=-1, dtype=np.float64)
+    cdf /= cdf[:, -1:]
+    offs = xp.arange(rows, dtype=np.float64)
+    cdf += offs[:, None]
+    u = std_uniform(gen, tuple(lead) + (rows,), np.dtype(np.float64))
+    u += offs
+    idx = xp.searchsorted(cdf.ravel(), u.ravel(), side="right").reshape(u.shape)
+    idx -= (xp.arange(rows, dtype=np.int64) * k)
+    xp.clip(idx, 0, k - 1, out=idx)
+    return idx.reshape(tuple(lead) + tuple(batch))
+
+
+def softmax_array(logits):
+    """Softmax of a backend array over its last axis (no graph: for samplers)."""
+    xp = np if type(logits) is np.ndarray else __import__("cupy")
+    e = logits - logits.max(axis=-1, keepdims=True)
+    xp.exp(e, out=e)
+    e /= e.sum(axis=-1, keepdims=True)
+    return e
+
+
+def enumerate_values(values, batch, expand):
+    """``values`` (a Tensor of shape ``(n,) + event``) laid out along a new leading dim
+    before ``batch`` (expanded when ``expand``, else of size 1)."""
+    n = values.shape[0]
+    event = values.shape[1:]
+    v = values.reshape([n] + [1] * len(batch) + event)
+    return ops.broadcast_to(v, [n] + list(batch) + event) if expand else v
