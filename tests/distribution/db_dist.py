@@ -264,3 +264,115 @@ DISTS += [
         discrete=True,
     ),
 ]
+
+
+# ---------------------------------------------------------------------------------
+# multivariate normals
+
+def _tril_gen(rng, s):
+    """Lower-triangular factors with a positive diagonal, well conditioned."""
+    a = np.tril(rng.normal(scale=0.5, size=s), -1)
+    return a + np.eye(s[-1]) * rng.uniform(0.7, 1.5, s[:-1])[..., None, :]
+
+
+def _cov_gen(rng, s):
+    lo = _tril_gen(rng, s)
+    return lo @ np.swapaxes(lo, -1, -2)
+
+
+class _MVNRef:
+    """scipy.stats.multivariate_normal looped over the batch."""
+
+    def __init__(self, loc, cov):
+        self.loc, self.cov = loc, cov
+        self.batch = loc.shape[:-1]
+
+    def _each(self, f):
+        out = np.empty(self.batch)
+        for i in np.ndindex(*self.batch):
+            out[i] = f(stats.multivariate_normal(self.loc[i], self.cov[i]), i)
+        return out
+
+    def logpdf(self, x):
+        out = np.empty(x.shape[:-1])
+        lead = x.ndim - 1 - len(self.batch)
+        for i in np.ndindex(*self.batch):
+            sl = (slice(None),) * lead + i
+            out[sl] = stats.multivariate_normal(self.loc[i], self.cov[i]).logpdf(x[sl])
+        return out
+
+    def pdf(self, x):
+        return np.exp(self.logpdf(x))
+
+    def mean(self):
+        return self.loc
+
+    def var(self):
+        return np.diagonal(self.cov, axis1=-2, axis2=-1)
+
+    def std(self):
+        return np.sqrt(self.var())
+
+    def entropy(self):
+        return self._each(lambda d, i: d.entropy())
+
+
+def _mvn_info(name, arg, gen, grad):
+    def build(loc, m):
+        return D.MultivariateNormal(loc, **{arg: m})
+
+    def ref(loc, m):
+        lo = m if arg == "scale_tril" else None
+        cov = (lo @ np.swapaxes(lo, -1, -2) if arg == "scale_tril" else
+               m if arg == "covariance_matrix" else np.linalg.inv(m))
+        return _MVNRef(loc, cov)
+
+    return DistInfo(
+        name,
+        build=build,
+        params={"loc": Param(lambda rng, s: rng.normal(size=s), event=(3,)),
+                "m": Param(gen, event=(3, 3), grad=grad)},
+        ref=ref,
+        methods=("log_prob", "prob", "mean", "variance", "stddev", "entropy", "mode"),
+        closed={"mode": lambda p: p["loc"]},
+        raises={"cdf": NotImplementedError, "icdf": NotImplementedError},
+        event_shape=lambda p: (3,),
+        values=lambda rng, p, shape: rng.normal(size=shape),
+        has_rsample=True,
+        invalid=[{"loc": np.zeros(3), "m": -np.eye(3)}],
+        invalid_constructs=arg == "scale_tril",
+        gradcheck_cases=("1-D",),
+    )
+
+
+class _LowRankRef(_MVNRef):
+    def __init__(self, loc, cov_factor, cov_diag):
+        cov = cov_factor @ np.swapaxes(cov_factor, -1, -2) + \
+            cov_diag[..., None] * np.eye(cov_diag.shape[-1])
+        super().__init__(loc, cov)
+
+
+DISTS += [
+    _mvn_info("MultivariateNormal", "scale_tril", _tril_gen, True),
+    _mvn_info("MultivariateNormal-cov", "covariance_matrix", _cov_gen, False),
+    _mvn_info("MultivariateNormal-precision", "precision_matrix", _cov_gen, False),
+    DistInfo(
+        "LowRankMultivariateNormal",
+        build=lambda loc, cov_factor, cov_diag: D.LowRankMultivariateNormal(loc, cov_factor,
+                                                                            cov_diag),
+        params={"loc": Param(lambda rng, s: rng.normal(size=s), event=(3,)),
+                "cov_factor": Param(lambda rng, s: rng.normal(size=s), event=(3, 2)),
+                "cov_diag": Param(lambda rng, s: rng.uniform(0.5, 1.5, s), event=(3,))},
+        ref=lambda loc, cov_factor, cov_diag: _LowRankRef(loc, cov_factor, cov_diag),
+        methods=("log_prob", "prob", "mean", "variance", "stddev", "entropy", "mode"),
+        closed={"mode": lambda p: p["loc"]},
+        raises={"cdf": NotImplementedError, "icdf": NotImplementedError},
+        event_shape=lambda p: (3,),
+        values=lambda rng, p, shape: rng.normal(size=shape),
+        has_rsample=True,
+        invalid=[{"loc": np.zeros(3), "cov_factor": np.ones((3, 1)),
+                  "cov_diag": -np.ones(3)}],
+        invalid_constructs=False,
+        gradcheck_cases=("1-D",),
+    ),
+]

@@ -44,7 +44,9 @@ How to write an entry (``db_dist.py`` has many examples)::
   support (no value gradient, pmf names). Univariate continuous entries also get the
   Kolmogorov-Smirnov test (``ks``); ``moments`` checks sample mean and variance.
 - ``invalid``: parameter dicts (numpy, 1-D) that must raise ValueError under
-  ``set_validate_args(True)``; ``outside(params)``: values outside the support,
+  ``set_validate_args(True)`` (and construct without it, as in Paddle, unless
+  ``invalid_constructs=False``: a covariance that is not positive definite cannot be
+  factored); ``outside(params)``: values outside the support,
   which must give ``-inf`` log-densities (and ValueError under validation).
 - ``sample_dtype``: ``None`` = the parameter dtype, or a numpy dtype (Categorical: int64).
 """
@@ -111,12 +113,14 @@ class DistInfo:
     moments: bool = True
     ks: bool | None = None           # None: on for univariate continuous entries
     invalid: list = field(default_factory=list)
+    invalid_constructs: bool = True  # False: invalid parameters fail even unvalidated
     outside: Callable[[dict], np.ndarray] | None = None
     sample_dtype: Any = None
     dtypes: tuple = FLOATS
     batch_cases: tuple = ("0-D", "1-D", "2-D", "broadcast")
     tol: dict = field(default_factory=dict)      # method -> (rtol, atol) overrides
     gradcheck: bool = True
+    gradcheck_cases: tuple = ("1-D", "broadcast")
     value_grad: bool | None = None   # None: on for continuous entries
     seed: int = 0
 

@@ -28,8 +28,10 @@ from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_normal import HalfCauchy, HalfNormal
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .lognormal import LogNormal
 from .multinomial import Multinomial
+from .multivariate_normal import LowRankMultivariateNormal, MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
@@ -50,5 +52,5 @@ __all__ = [
     # families (dist)
     "Bernoulli", "Categorical", "Cauchy", "Exponential", "Geometric", "Multinomial",
     "OneHotCategorical", "Gumbel", "HalfCauchy", "HalfNormal", "Laplace", "LogNormal",
-    "Normal", "Uniform",
+    "Normal", "Uniform", "MultivariateNormal", "LowRankMultivariateNormal", "LKJCholesky",
 ]

@@ -236,3 +236,48 @@ def enumerate_values(values, batch, expand):
     event = values.shape[1:]
     v = values.reshape([n] + [1] * len(batch) + event)
     return ops.broadcast_to(v, [n] + list(batch) + event) if expand else v
+
+
+def std_gamma(gen, alpha, shape, dtype):
+    """Standard Gamma draws (rate 1) of concentration ``alpha`` (a backend array that
+    broadcasts to ``shape``); no gradient (``weft.standard_gamma`` has one)."""
+    w = _work(dtype)
+    a = alpha.astype(w, copy=False)
+    out = gen.standard_gamma(a, size=tuple(shape), dtype=w)
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
+def std_beta(gen, a, b, shape, dtype):
+    """Beta(a, b) draws as ``G_a / (G_a + G_b)`` (no gradient)."""
+    ga = std_gamma(gen, a, shape, dtype)
+    gb = std_gamma(gen, b, shape, dtype)
+    gb += ga
+    ga /= gb
+    return ga
+
+
+def tri_mahalanobis(lower, diff):
+    """``‖L⁻¹ d‖²`` over the last axis for lower-triangular ``L`` (``batch_L + (k, k)``)
+    and ``d`` (``sample + batch + (k,)``), with ONE triangular solve: the sample dims
+    (and any batch dims ``L`` lacks) become right-hand-side columns, so a shared ``L``
+    costs a single BLAS call however many vectors there are."""
+    k = diff.shape[-1]
+    nbl = len(lower.shape) - 2
+    full = broadcast_shape(diff.shape[:-1], lower.shape[:-2])
+    if diff.shape[:-1] != full:
+        diff = ops.broadcast_to(diff, full + [k])
+    lead = full[:len(full) - nbl]                  # dims L does not have
+    bl = full[len(full) - nbl:]
+    n = len(lead)
+    # (lead, bl, k) -> (bl, k, lead) -> (bl, k, prod(lead))
+    perm = list(range(n, n + nbl)) + [n + nbl] + list(range(n))
+    cols = ops.transpose(diff, perm).reshape(bl + [k, -1]) if n else diff.unsqueeze(-1)
+    from ..linalg import triangular_solve
+
+    z = triangular_solve(lower, cols, upper=False)
+    m = (z * z).sum(axis=-2)                        # (bl, prod(lead))
+    if not n:
+        return m.squeeze(-1)
+    m = m.reshape(bl + lead)
+    back = list(range(nbl, nbl + n)) + list(range(nbl))
+    return ops.transpose(m, back)
