@@ -197,36 +197,35 @@ def full_like_shape(value, shape, like):
     return ops.full(list(shape), value, dtype=like.dtype)
 
 
-def categorical_indices(gen, probs, lead):
-    """Indices drawn from the rows of ``probs`` (a backend array ``batch + (K,)`` of
-    non-negative weights), of shape ``lead + batch``.
+def categorical_indices(gen, weights, lead):
+    """Indices drawn from the rows of ``weights`` (a backend array ``batch + (K,)`` of
+    non-negative, not necessarily normalised weights), of shape ``lead + batch``.
 
-    One inverse-cdf search for all rows at once: each row's cdf is shifted by its row
-    number, so the concatenated cdfs are sorted and a single ``searchsorted`` of
-    ``u + row`` finds every draw (float64 keeps the shifted cdf exact to ~1e-12)."""
+    One inverse-cdf search for every row at once: the running sum of the flattened
+    weights (float64) is sorted across rows, so row ``r``'s draw is the position of
+    ``start_r + u · total_r`` in it; a single ``searchsorted`` finds all draws."""
     xp = np if _is_np(gen) else __import__("cupy")
-    batch = probs.shape[:-1]
-    k = probs.shape[-1]
+    batch = weights.shape[:-1]
+    k = weights.shape[-1]
     rows = int(np.prod(batch, dtype=np.int64))
-    cdf = xp.cumsum(probs.reshape(rows, k), axis=-1, dtype=np.float64)
-    cdf /= cdf[:, -1:]
-    offs = xp.arange(rows, dtype=np.float64)
-    cdf += offs[:, None]
+    cum = xp.cumsum(weights.reshape(-1), dtype=np.float64)
+    ends = cum[k - 1::k]
+    starts = xp.concatenate([xp.zeros(1, np.float64), ends[:-1]])
     u = std_uniform(gen, tuple(lead) + (rows,), np.dtype(np.float64))
-    u += offs
-    idx = xp.searchsorted(cdf.ravel(), u.ravel(), side="right").reshape(u.shape)
-    idx -= (xp.arange(rows, dtype=np.int64) * k)
+    u *= ends - starts
+    u += starts
+    idx = xp.searchsorted(cum, u.reshape(-1), side="right").reshape(u.shape)
+    idx -= xp.arange(rows, dtype=np.int64) * k
     xp.clip(idx, 0, k - 1, out=idx)
     return idx.reshape(tuple(lead) + tuple(batch))
 
 
-def softmax_array(logits):
-    """Softmax of a backend array over its last axis (no graph: for samplers)."""
+def softmax_weights(logits):
+    """``exp(logits - max)`` over the last axis: softmax up to each row's scale (the
+    samplers normalise on the fly)."""
     xp = np if type(logits) is np.ndarray else __import__("cupy")
     e = logits - logits.max(axis=-1, keepdims=True)
-    xp.exp(e, out=e)
-    e /= e.sum(axis=-1, keepdims=True)
-    return e
+    return xp.exp(e, out=e)
 
 
 def enumerate_values(values, batch, expand):
