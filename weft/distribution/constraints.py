@@ -19,7 +19,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
-from ..core.tensor import Tensor
 
 __all__ = [
     "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
@@ -29,10 +28,6 @@ __all__ = [
     "positive", "positive_definite", "positive_integer", "positive_semidefinite",
     "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval",
 ]
-
-
-def _t(v):
-    return v if isinstance(v, Tensor) else ops.to_tensor(v)
 
 
 def _all_last(x, n):
