@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import ops
 from ..core import dtype as _dt
-from ..core import random as _rng
+from ..ops.random import _Draw as _RandomDraw
 from ..core.args import shape_arg, check_nonneg_shape, xp_of
 from ..core.tensor import Tensor, to_array
 
@@ -102,23 +102,10 @@ def value_arg(value, dtype, op, like=None):
 # ----------------------------------------------------------------------------------
 # sampling
 
-class Draw:
+def Draw(like, seed=0):   # noqa: N802 (used as a context manager, like a class)
     """``with Draw(tensor, seed) as gen`` gives the backend generator of the tensor's
     place (or a private one for a nonzero ``seed``) with CuPy allocating there."""
-
-    def __init__(self, like, seed=0):
-        self.place = like.place
-        self.seed = seed
-
-    def __enter__(self):
-        self._guard = _rng.device_guard(self.place)
-        self._guard.__enter__()
-        if self.seed:
-            return _rng.private_generator(self.place, self.seed)
-        return _rng.default_generator(self.place)
-
-    def __exit__(self, *exc):
-        return self._guard.__exit__(*exc)
+    return _RandomDraw(like.place, seed)
 
 
 def _is_np(gen):
