@@ -117,17 +117,22 @@ def _work(dtype):
     return d if d in (np.dtype("float32"), np.dtype("float64")) else np.dtype("float32")
 
 
-def std_normal(gen, shape, dtype):
-    w = _work(dtype)
-    out = gen.standard_normal(shape, dtype=w)
+def _array(out, dtype):
+    """A backend array of ``dtype``: numpy returns scalars for 0-D draws and ufuncs."""
+    if type(out) is not np.ndarray and not hasattr(out, "__cuda_array_interface__"):
+        out = np.asarray(out)
     return out if out.dtype == dtype else out.astype(dtype)
+
+
+def std_normal(gen, shape, dtype):
+    return _array(gen.standard_normal(shape, dtype=_work(dtype)), dtype)
 
 
 def std_uniform(gen, shape, dtype):
     """Uniform on [0, 1)."""
     w = _work(dtype)
     out = gen.random(shape, dtype=w) if _is_np(gen) else gen.random_sample(shape, dtype=w)
-    return out if out.dtype == dtype else out.astype(dtype)
+    return _array(out, dtype)
 
 
 def open_uniform(gen, shape, dtype):
@@ -139,12 +144,13 @@ def open_uniform(gen, shape, dtype):
 
 
 def std_exponential(gen, shape, dtype):
-    w = _work(dtype)
-    out = gen.standard_exponential(shape, dtype=w)
-    return out if out.dtype == dtype else out.astype(dtype)
+    return _array(gen.standard_exponential(shape, dtype=_work(dtype)), dtype)
 
 
 def wrap(arr):
+    """A backend array (or the numpy scalar a 0-D ufunc gives) as a Tensor."""
+    if type(arr) is not np.ndarray and not hasattr(arr, "__cuda_array_interface__"):
+        arr = np.asarray(arr)
     return Tensor._wrap(arr)
 
 
@@ -229,8 +235,7 @@ def std_gamma(gen, alpha, shape, dtype):
     broadcasts to ``shape``); no gradient (``weft.standard_gamma`` has one)."""
     w = _work(dtype)
     a = alpha.astype(w, copy=False)
-    out = gen.standard_gamma(a, size=tuple(shape), dtype=w)
-    return out if out.dtype == dtype else out.astype(dtype)
+    return _array(gen.standard_gamma(a, size=tuple(shape), dtype=w), dtype)
 
 
 def std_beta(gen, a, b, shape, dtype):
@@ -257,7 +262,8 @@ def tri_mahalanobis(lower, diff):
     n = len(lead)
     # (lead, bl, k) -> (bl, k, lead) -> (bl, k, prod(lead))
     perm = list(range(n, n + nbl)) + [n + nbl] + list(range(n))
-    cols = ops.transpose(diff, perm).reshape(bl + [k, -1]) if n else diff.unsqueeze(-1)
+    cols = ops.transpose(diff, perm).reshape(bl + [k, int(np.prod(lead))]) if n else \
+        diff.unsqueeze(-1)
     from ..linalg import triangular_solve
 
     z = triangular_solve(lower, cols, upper=False)
