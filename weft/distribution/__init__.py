@@ -24,6 +24,13 @@ from .exponential import Exponential
 from .normal import Normal
 
 # ---- families of helper `distg` (Gamma-related; one import line per module) -------
+from .gamma import Gamma
+from .chi2 import Chi2
+from .beta import Beta
+from .dirichlet import Dirichlet
+from .student_t import StudentT
+from .binomial import Binomial
+from .poisson import Poisson
 
 # ---- closed-form KL pairs (kl_pairs.py, registered on import) ----------------------
 
@@ -38,4 +45,6 @@ __all__ = [
     "identity_transform", "biject_to", "transform_to",
     # families (dist)
     "Exponential", "Normal",
+    # families (distg)
+    "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Binomial", "Poisson",
 ]
