@@ -173,3 +173,144 @@ DISTS += [
         outside=lambda p: -np.ones_like(p["rate"]),
     ),
 ]
+
+
+class _KumaraswamyRef:
+    """Kumaraswamy has no scipy.stats class: the closed-form density and cdf, with the
+    moments and entropy by numerical integration of the density (scipy.integrate)."""
+
+    def __init__(self, concentration1, concentration0):
+        self.a, self.b = concentration1, concentration0
+
+    def logpdf(self, x):
+        a, b = self.a, self.b
+        return np.log(a * b) + (a - 1) * np.log(x) + (b - 1) * np.log1p(-x ** a)
+
+    def pdf(self, x):
+        return np.exp(self.logpdf(x))
+
+    def cdf(self, x):
+        return 1 - (1 - x ** self.a) ** self.b
+
+    def ppf(self, q):
+        return (1 - (1 - q) ** (1 / self.b)) ** (1 / self.a)
+
+    def _integrate(self, f):
+        from scipy.integrate import quad
+
+        out = np.empty(np.shape(self.a))
+        for i in np.ndindex(out.shape):
+            a, b = self.a[i], self.b[i]
+
+            def pdf(x, a=a, b=b):
+                return a * b * x ** (a - 1) * (1 - x ** a) ** (b - 1)
+            out[i] = quad(lambda x: f(x, pdf(x)), 0, 1, epsabs=1e-12, epsrel=1e-10,
+                          limit=400)[0]
+        return out
+
+    def mean(self):
+        return self._integrate(lambda x, p: x * p)
+
+    def var(self):
+        return self._integrate(lambda x, p: x * x * p) - self.mean() ** 2
+
+    def std(self):
+        return np.sqrt(self.var())
+
+    def entropy(self):
+        return self._integrate(lambda x, p: -p * np.log(p) if p > 0 else 0.0)
+
+
+def _kumaraswamy_mode(p):
+    a, b = p["concentration1"], p["concentration0"]
+    ok = (a >= 1) & (b >= 1) & ((a > 1) | (b > 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ok, ((a - 1) / (a * b - 1)) ** (1 / a), np.nan)
+
+
+DISTS += [
+    DistInfo(
+        "Weibull",
+        build=lambda scale, concentration: D.Weibull(scale, concentration),
+        params={"scale": positive(), "concentration": positive(0.8, 3.0)},
+        ref=lambda scale, concentration: stats.weibull_min(concentration, scale=scale),
+        methods=METHODS + ("mode",),
+        closed={"mode": lambda p: p["scale"] * (np.clip(p["concentration"] - 1, 0, None)
+                                                / p["concentration"]) ** (1 / p["concentration"])},
+        has_rsample=True,
+        invalid=[{"scale": np.array([-1.0]), "concentration": np.array([1.0])}],
+        outside=lambda p: -np.ones_like(p["scale"]),
+    ),
+    DistInfo(
+        "Pareto",
+        build=lambda scale, alpha: D.Pareto(scale, alpha),
+        # alpha > 4 keeps the fourth moment finite for the sample-variance check
+        params={"scale": positive(), "alpha": positive(4.5, 8.0)},
+        ref=lambda scale, alpha: stats.pareto(alpha, scale=scale),
+        methods=METHODS + ("mode",),
+        closed={"mode": lambda p: p["scale"]},
+        has_rsample=True,
+        invalid=[{"scale": np.array([1.0]), "alpha": np.array([0.0])}],
+        outside=lambda p: 0.5 * p["scale"],
+    ),
+    DistInfo(
+        "Kumaraswamy",
+        build=lambda concentration1, concentration0: D.Kumaraswamy(concentration1,
+                                                                   concentration0),
+        params={"concentration1": positive(0.7, 3.0), "concentration0": positive(0.7, 3.0)},
+        ref=lambda concentration1, concentration0: _KumaraswamyRef(concentration1,
+                                                                    concentration0),
+        methods=METHODS + ("mode",),
+        closed={"mode": _kumaraswamy_mode},
+        has_rsample=True,
+        invalid=[{"concentration1": np.array([-1.0]), "concentration0": np.array([1.0])}],
+        outside=lambda p: 1.5 + np.zeros_like(p["concentration1"]),
+    ),
+    DistInfo(
+        "InverseGamma",
+        build=lambda concentration, rate: D.InverseGamma(concentration, rate),
+        # concentration > 4: finite fourth moment for the sample-variance check
+        params={"concentration": positive(4.5, 8.0), "rate": positive()},
+        ref=lambda concentration, rate: stats.invgamma(concentration, scale=rate),
+        methods=METHODS + ("mode",),
+        closed={"mode": lambda p: p["rate"] / (p["concentration"] + 1)},
+        has_rsample=True, rsample_fd_skip=_IMPLICIT,
+        invalid=[{"concentration": np.array([0.0]), "rate": np.array([1.0])}],
+        outside=lambda p: -np.ones_like(p["rate"]),
+    ),
+    DistInfo(
+        "FisherSnedecor",
+        build=lambda df1, df2: D.FisherSnedecor(df1, df2),
+        # df2 > 8: finite fourth moment for the sample-variance check
+        params={"df1": positive(2.5, 8.0), "df2": positive(9.0, 14.0)},
+        ref=lambda df1, df2: stats.f(df1, df2),
+        methods=METHODS + ("mode",),
+        closed={"mode": lambda p: np.where(p["df1"] > 2, (p["df1"] - 2) / p["df1"]
+                                           * p["df2"] / (p["df2"] + 2), 0.0)},
+        has_rsample=True, rsample_fd_skip=_IMPLICIT,
+        invalid=[{"df1": np.array([-1.0]), "df2": np.array([1.0])}],
+        outside=lambda p: -np.ones_like(p["df1"]),
+    ),
+    DistInfo(
+        "NegativeBinomial",
+        build=lambda total_count, probs: D.NegativeBinomial(total_count, probs=probs),
+        params={"total_count": positive(0.5, 6.0),
+                "probs": Param(lambda rng, s: rng.uniform(0.1, 0.7, s))},
+        ref=lambda total_count, probs: stats.nbinom(total_count, 1 - probs),
+        methods=METHODS + ("mode",),
+        closed={"mode": lambda p: np.maximum(np.floor((p["total_count"] - 1) * p["probs"]
+                                                      / (1 - p["probs"])), 0.0)},
+        discrete=True,
+        invalid=[{"total_count": np.array([-1.0]), "probs": np.array([0.5])},
+                 {"total_count": np.array([2.0]), "probs": np.array([1.0])}],
+        outside=lambda p: -np.ones_like(p["probs"]),
+    ),
+    DistInfo(
+        "NegativeBinomial(logits)",
+        build=lambda total_count, logits: D.NegativeBinomial(total_count, logits=logits),
+        params={"total_count": positive(0.5, 6.0), "logits": real(-2.0, 0.8)},
+        ref=lambda total_count, logits: stats.nbinom(total_count, 1 / (1 + np.exp(logits))),
+        discrete=True,
+        batch_cases=("1-D", "broadcast"),
+    ),
+]

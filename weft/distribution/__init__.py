@@ -31,6 +31,12 @@ from .dirichlet import Dirichlet
 from .student_t import StudentT
 from .binomial import Binomial
 from .poisson import Poisson
+from .weibull import Weibull
+from .pareto import Pareto
+from .kumaraswamy import Kumaraswamy
+from .inverse_gamma import InverseGamma
+from .fisher_snedecor import FisherSnedecor
+from .negative_binomial import NegativeBinomial
 
 # ---- closed-form KL pairs (kl_pairs.py, registered on import) ----------------------
 
@@ -46,5 +52,6 @@ __all__ = [
     # families (dist)
     "Exponential", "Normal",
     # families (distg)
-    "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Binomial", "Poisson",
+    "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Binomial", "Poisson", "Weibull",
+    "Pareto", "Kumaraswamy", "InverseGamma", "FisherSnedecor", "NegativeBinomial",
 ]
