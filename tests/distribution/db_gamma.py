@@ -314,3 +314,31 @@ DISTS += [
         batch_cases=("1-D", "broadcast"),
     ),
 ]
+
+
+def _circ_var(p):
+    from scipy.special import i0e, i1e
+
+    return 1 - i1e(p["concentration"]) / i0e(p["concentration"])
+
+
+DISTS += [
+    DistInfo(
+        "VonMises",
+        build=lambda loc, concentration: D.VonMises(loc, concentration),
+        params={"loc": real(-1.0, 1.0), "concentration": positive(0.3, 15.0)},
+        ref=lambda loc, concentration: stats.vonmises(concentration, loc=loc),
+        methods=("log_prob", "prob", "mean", "variance", "stddev", "entropy", "mode"),
+        # circular variance (scipy's var() is the linear one)
+        closed={"mean": lambda p: p["loc"], "mode": lambda p: p["loc"],
+                "variance": _circ_var, "stddev": lambda p: np.sqrt(_circ_var(p))},
+        raises={"cdf": NotImplementedError, "icdf": NotImplementedError},
+        values=lambda rng, p, shape: rng.uniform(-np.pi, np.pi, shape),
+        has_rsample=True, rsample_fd_skip=_IMPLICIT,
+        # draws are wrapped into [-pi, pi) while scipy's law lives on [loc - pi, loc + pi):
+        # test_gamma_families.py compares the centred draws with scipy instead
+        ks=False, moments=False,
+        invalid=[{"loc": np.array([0.0]), "concentration": np.array([-1.0])}],
+        outside=lambda p: 4.0 + np.zeros_like(p["loc"]),
+    ),
+]

@@ -37,6 +37,7 @@ from .kumaraswamy import Kumaraswamy
 from .inverse_gamma import InverseGamma
 from .fisher_snedecor import FisherSnedecor
 from .negative_binomial import NegativeBinomial
+from .von_mises import VonMises
 
 # ---- closed-form KL pairs (kl_pairs.py, registered on import) ----------------------
 
@@ -53,5 +54,5 @@ __all__ = [
     "Exponential", "Normal",
     # families (distg)
     "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Binomial", "Poisson", "Weibull",
-    "Pareto", "Kumaraswamy", "InverseGamma", "FisherSnedecor", "NegativeBinomial",
+    "Pareto", "Kumaraswamy", "InverseGamma", "FisherSnedecor", "NegativeBinomial", "VonMises",
 ]
