@@ -48,8 +48,9 @@ class Wishart(Distribution):
     def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None):
         given = [m is not None for m in (covariance_matrix, precision_matrix, scale_tril)]
         if sum(given) != 1:
-            raise ValueError("Wishart: exactly one of covariance_matrix or precision_matrix "
-                             "or scale_tril may be specified.")
+            # MultivariateNormal's message (Paddle's wording)
+            raise ValueError("Exactly one of covariance_matrix or precision_matrix or "
+                             "scale_tril may be specified.")
         (m,) = _util.to_tensors(next(x for x in (covariance_matrix, precision_matrix,
                                                  scale_tril) if x is not None))
         if len(m.shape) < 2 or m.shape[-1] != m.shape[-2]:
