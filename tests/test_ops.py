@@ -404,6 +404,8 @@ _UNREACHED_BY_DESIGN = {
     # gradcheck cannot see it; tests/ops/test_standard_gamma.py checks it against the
     # quantile derivative and finite differences of seeded expectations
     "standard_gamma": "random sample",
+    # the same for von Mises draws; tests/distribution/test_gamma_families.py checks it
+    "von_mises_sample": "random sample",
 }
 
 

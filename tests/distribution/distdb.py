@@ -40,7 +40,8 @@ How to write an entry (``db_dist.py`` has many examples)::
   ``value_shape(batch, event)`` the shape of the test values (default
   ``(2,) + batch + event``: a sample dim that broadcasts against the batch).
 - ``has_rsample``: rsample exists and its gradients are checked against finite
-  differences of a seeded expectation (``rsample_rtol``). ``discrete``: integer
+  differences of a seeded expectation (``rsample_rtol``), unless ``rsample_fd_skip``
+  says why that cannot work (implicit reparameterisation of a rejection sampler). ``discrete``: integer
   support (no value gradient, pmf names). Univariate continuous entries also get the
   Kolmogorov-Smirnov test (``ks``); ``moments`` checks sample mean and variance.
 - ``invalid``: parameter dicts (numpy, 1-D) that must raise ValueError under
@@ -110,6 +111,9 @@ class DistInfo:
     discrete: bool = False
     has_rsample: bool = False
     rsample_rtol: float = 1e-4
+    # why finite differences of a seeded expectation cannot check this rsample (None:
+    # they can); implicit-reparameterisation entries are checked in their own tests
+    rsample_fd_skip: str | None = None
     moments: bool = True
     ks: bool | None = None           # None: on for univariate continuous entries
     invalid: list = field(default_factory=list)

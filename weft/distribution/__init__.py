@@ -42,6 +42,21 @@ from .truncated_normal import TruncatedNormal
 from .uniform import Uniform
 
 # ---- families of helper `distg` (Gamma-related; one import line per module) -------
+from .gamma import Gamma
+from .chi2 import Chi2
+from .beta import Beta
+from .dirichlet import Dirichlet
+from .student_t import StudentT
+from .binomial import Binomial
+from .poisson import Poisson
+from .weibull import Weibull
+from .pareto import Pareto
+from .kumaraswamy import Kumaraswamy
+from .inverse_gamma import InverseGamma
+from .fisher_snedecor import FisherSnedecor
+from .negative_binomial import NegativeBinomial
+from .von_mises import VonMises
+from .wishart import Wishart
 
 # ---- closed-form KL pairs (kl_pairs.py, registered on import) ----------------------
 
@@ -60,4 +75,8 @@ __all__ = [
     "Normal", "Uniform", "MultivariateNormal", "LowRankMultivariateNormal", "LKJCholesky",
     "ContinuousBernoulli", "LogisticNormal", "MixtureSameFamily", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "TruncatedNormal",
+    # families (distg)
+    "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Binomial", "Poisson", "Weibull",
+    "Pareto", "Kumaraswamy", "InverseGamma", "FisherSnedecor", "NegativeBinomial", "VonMises",
+    "Wishart",
 ]

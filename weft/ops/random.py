@@ -24,6 +24,9 @@ from ..core.tensor import Tensor
 from ..core.args import (check_nonneg_shape, real_arg, check_same_place, dtype_arg, int_arg, shape_arg,
                          tensor_arg, xp_of)
 from .special import _gamma_zgrad
+# loaded with weft.ops so that its primitives are always registered (weft.distribution's
+# VonMises draws through it)
+from . import _von_mises  # noqa: F401
 
 # ----------------------------------------------------------------------------------
 # argument helpers
