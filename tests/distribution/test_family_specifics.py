@@ -551,3 +551,22 @@ def test_exponential_family_generic_formulas(make):
                 return np.exp(lp) * (lp - lq)
             want.append(quad(f, 0, hi)[0])
     np.testing.assert_allclose(kl, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("make,ref", [
+    (lambda: D.Normal(_t(0.5), _t(2.0)), stats.norm(0.5, 2.0)),
+    (lambda: D.Laplace(_t(0.5), _t(2.0)), stats.laplace(0.5, 2.0)),
+    (lambda: D.Cauchy(_t(0.5), _t(2.0)), stats.cauchy(0.5, 2.0)),
+    (lambda: D.Gumbel(_t(0.5), _t(2.0)), stats.gumbel_r(0.5, 2.0)),
+    (lambda: D.Exponential(_t(2.0)), stats.expon(scale=0.5)),
+    (lambda: D.LogNormal(_t(0.5), _t(0.7)), stats.lognorm(0.7, scale=np.exp(0.5))),
+])
+def test_cdf_and_icdf_in_the_tails(make, ref):
+    """Relative accuracy where the cdf is tiny or close to one (no cancellation)."""
+    d = make()
+    q = np.array([1e-300, 1e-30, 1e-10, 1e-3, 0.5, 1 - 1e-3, 1 - 1e-10])
+    x = ref.ppf(q)
+    np.testing.assert_allclose(d.icdf(_t(q)).numpy(), x, rtol=1e-9)
+    keep = np.isfinite(x)
+    np.testing.assert_allclose(d.cdf(_t(x[keep])).numpy(), ref.cdf(x[keep]), rtol=1e-9)
+    np.testing.assert_allclose(d.log_prob(_t(x[keep])).numpy(), ref.logpdf(x[keep]), rtol=1e-9)

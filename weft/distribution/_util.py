@@ -273,3 +273,14 @@ def tri_mahalanobis(lower, diff):
     m = m.reshape(bl + lead)
     back = list(range(nbl, nbl + n)) + list(range(nbl))
     return ops.transpose(m, back)
+
+
+def log1p_square(z):
+    """``log(1 + z²)``; above |z| = 1 as ``2 log|z| + log1p(1/z²)``, so huge ``z`` do not
+    overflow (each branch gets arguments that are safe where it is not taken)."""
+    az = z.abs()
+    big = az > 1
+    a = ops.where(big, az, 2.0)
+    small = ops.where(big, 0.0, z)
+    inv = 1.0 / a
+    return ops.where(big, 2.0 * a.log() + (inv * inv).log1p(), (small * small).log1p())
