@@ -267,6 +267,11 @@ def test_multivariate_normal_specifics():
     np.testing.assert_allclose(got, want, rtol=1e-12)
     np.testing.assert_allclose(D.MultivariateNormal(_t(loc), scale_tril=_t(
         np.linalg.cholesky(cov))).covariance_matrix.numpy()[0], cov, rtol=1e-12)
+    # draws with one shared factor (a single GEMM) have the right moments
+    weft.seed(8)
+    s = D.MultivariateNormal(_t(loc[0]), covariance_matrix=_t(cov)).sample([40000]).numpy()
+    np.testing.assert_allclose(s.mean(0), loc[0], atol=0.1)
+    np.testing.assert_allclose(np.cov(s.T), cov, rtol=0.05, atol=0.1)
 
 
 def test_low_rank_with_zero_diagonal():
