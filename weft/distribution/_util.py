@@ -15,7 +15,7 @@ import numpy as np
 from .. import ops
 from ..core import dtype as _dt
 from ..ops.random import _Draw as _RandomDraw
-from ..core.args import shape_arg, check_nonneg_shape, xp_of
+from ..core.args import check_nonneg_shape, shape_arg, xp_of  # noqa: F401 (xp_of: for the families)
 from ..core.tensor import Tensor, to_array
 
 LOG_2PI = math.log(2 * math.pi)
