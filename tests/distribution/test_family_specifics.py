@@ -72,6 +72,9 @@ def test_complex_normal():
     np.testing.assert_allclose(d.entropy().numpy(), [1 + math.log(math.pi * 4.0)], rtol=1e-6)
     with pytest.raises(NotImplementedError, match="complex"):
         d.cdf(weft.to_tensor(np.array([z])))
+    # complex loc given as numpy arrays or Python numbers keeps its imaginary part
+    assert D.Normal(np.array([1j]), 1.0).sample([2]).dtype == np.complex128
+    assert D.Normal(1j, 1.0).loc.dtype == np.complex64 and D.Normal(1j, 1.0).loc.item() == 1j
 
 
 def test_no_validation_by_default():
