@@ -578,3 +578,10 @@ def test_cdf_and_icdf_in_the_tails(make, ref):
     keep = np.isfinite(x)
     np.testing.assert_allclose(d.cdf(_t(x[keep])).numpy(), ref.cdf(x[keep]), rtol=1e-9)
     np.testing.assert_allclose(d.log_prob(_t(x[keep])).numpy(), ref.logpdf(x[keep]), rtol=1e-9)
+
+
+def test_complex_parameters_are_refused_outside_normal_loc():
+    for make in (lambda: D.Uniform(1j, 2.0), lambda: D.Laplace(0.0, np.array([1j])),
+                 lambda: D.Normal(0.0, 1j)):
+        with pytest.raises(TypeError, match="real"):
+            make()

@@ -61,8 +61,11 @@ def as_tensor(v, dtype, like=None):
 def to_tensors(*args, dtype=None, real=True):
     """Convert ``args`` to Tensors of one floating dtype (not broadcast)."""
     d = np.dtype(dtype) if dtype is not None else float_dtype_of(args)
-    if real and d.kind == "c":
-        d = np.dtype(_dt.to_real(d))
+    if real and (d.kind == "c" or any(
+            (a._data.dtype.kind == "c") if isinstance(a, Tensor) else np.iscomplexobj(a)
+            for a in args)):
+        raise TypeError(f"distribution parameters must be real, got a complex value "
+                        f"(only Normal's loc may be complex)")
     if d.kind not in "fc":
         d = np.dtype(_dt.default_float())
     like = next((a for a in args if isinstance(a, Tensor)), None)
