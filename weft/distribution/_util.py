@@ -64,8 +64,8 @@ def to_tensors(*args, dtype=None, real=True):
     if real and (d.kind == "c" or any(
             (a._data.dtype.kind == "c") if isinstance(a, Tensor) else np.iscomplexobj(a)
             for a in args)):
-        raise TypeError(f"distribution parameters must be real, got a complex value "
-                        f"(only Normal's loc may be complex)")
+        raise TypeError("distribution parameters must be real, got a complex value "
+                        "(only Normal's loc may be complex)")
     if d.kind not in "fc":
         d = np.dtype(_dt.default_float())
     like = next((a for a in args if isinstance(a, Tensor)), None)
