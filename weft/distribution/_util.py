@@ -263,10 +263,16 @@ def tri_mahalanobis(lower, diff):
     lead = full[:len(full) - nbl]                  # dims L does not have
     bl = full[len(full) - nbl:]
     n = len(lead)
-    # (lead, bl, k) -> (bl, k, lead) -> (bl, k, prod(lead))
-    perm = list(range(n, n + nbl)) + [n + nbl] + list(range(n))
-    cols = ops.transpose(diff, perm).reshape(bl + [k, int(np.prod(lead))]) if n else \
-        diff.unsqueeze(-1)
+    if not n:
+        cols = diff.unsqueeze(-1)
+    elif not nbl:
+        # one shared factor: (N, k) -> its transposed view (k, N), which LAPACK reads
+        # in place (Fortran order)
+        cols = ops.transpose(diff.reshape([int(np.prod(lead)), k]), [1, 0])
+    else:
+        # (lead, bl, k) -> (bl, k, lead) -> (bl, k, prod(lead))
+        perm = list(range(n, n + nbl)) + [n + nbl] + list(range(n))
+        cols = ops.transpose(diff, perm).reshape(bl + [k, int(np.prod(lead))])
     from ..linalg import triangular_solve
 
     z = triangular_solve(lower, cols, upper=False)
