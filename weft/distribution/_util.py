@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import ops
 from ..core import dtype as _dt
-from ..core import random as _rng
+from ..ops.random import _Draw as _RandomDraw
 from ..core.args import shape_arg, check_nonneg_shape, xp_of
 from ..core.tensor import Tensor, to_array
 
@@ -102,23 +102,10 @@ def value_arg(value, dtype, op, like=None):
 # ----------------------------------------------------------------------------------
 # sampling
 
-class Draw:
+def Draw(like, seed=0):   # noqa: N802 (used as a context manager, like a class)
     """``with Draw(tensor, seed) as gen`` gives the backend generator of the tensor's
     place (or a private one for a nonzero ``seed``) with CuPy allocating there."""
-
-    def __init__(self, like, seed=0):
-        self.place = like.place
-        self.seed = seed
-
-    def __enter__(self):
-        self._guard = _rng.device_guard(self.place)
-        self._guard.__enter__()
-        if self.seed:
-            return _rng.private_generator(self.place, self.seed)
-        return _rng.default_generator(self.place)
-
-    def __exit__(self, *exc):
-        return self._guard.__exit__(*exc)
+    return _RandomDraw(like.place, seed)
 
 
 def _is_np(gen):
@@ -130,17 +117,22 @@ def _work(dtype):
     return d if d in (np.dtype("float32"), np.dtype("float64")) else np.dtype("float32")
 
 
-def std_normal(gen, shape, dtype):
-    w = _work(dtype)
-    out = gen.standard_normal(shape, dtype=w)
+def _array(out, dtype):
+    """A backend array of ``dtype``: numpy returns scalars for 0-D draws and ufuncs."""
+    if type(out) is not np.ndarray and not hasattr(out, "__cuda_array_interface__"):
+        out = np.asarray(out)
     return out if out.dtype == dtype else out.astype(dtype)
+
+
+def std_normal(gen, shape, dtype):
+    return _array(gen.standard_normal(shape, dtype=_work(dtype)), dtype)
 
 
 def std_uniform(gen, shape, dtype):
     """Uniform on [0, 1)."""
     w = _work(dtype)
     out = gen.random(shape, dtype=w) if _is_np(gen) else gen.random_sample(shape, dtype=w)
-    return out if out.dtype == dtype else out.astype(dtype)
+    return _array(out, dtype)
 
 
 def open_uniform(gen, shape, dtype):
@@ -152,12 +144,13 @@ def open_uniform(gen, shape, dtype):
 
 
 def std_exponential(gen, shape, dtype):
-    w = _work(dtype)
-    out = gen.standard_exponential(shape, dtype=w)
-    return out if out.dtype == dtype else out.astype(dtype)
+    return _array(gen.standard_exponential(shape, dtype=_work(dtype)), dtype)
 
 
 def wrap(arr):
+    """A backend array (or the numpy scalar a 0-D ufunc gives) as a Tensor."""
+    if type(arr) is not np.ndarray and not hasattr(arr, "__cuda_array_interface__"):
+        arr = np.asarray(arr)
     return Tensor._wrap(arr)
 
 
@@ -195,3 +188,88 @@ def sum_rightmost(x, n):
 
 def full_like_shape(value, shape, like):
     return ops.full(list(shape), value, dtype=like.dtype)
+
+
+def categorical_indices(gen, weights, lead):
+    """Indices drawn from the rows of ``weights`` (a backend array ``batch + (K,)`` of
+    non-negative, not necessarily normalised weights), of shape ``lead + batch``.
+
+    One inverse-cdf search for every row at once: the running sum of the flattened
+    weights (float64) is sorted across rows, so row ``r``'s draw is the position of
+    ``start_r + u · total_r`` in it; a single ``searchsorted`` finds all draws."""
+    xp = np if _is_np(gen) else __import__("cupy")
+    batch = weights.shape[:-1]
+    k = weights.shape[-1]
+    rows = int(np.prod(batch, dtype=np.int64))
+    cum = xp.cumsum(weights.reshape(-1), dtype=np.float64)
+    ends = cum[k - 1::k]
+    starts = xp.concatenate([xp.zeros(1, np.float64), ends[:-1]])
+    u = std_uniform(gen, tuple(lead) + (rows,), np.dtype(np.float64))
+    u *= ends - starts
+    u += starts
+    idx = xp.searchsorted(cum, u.reshape(-1), side="right").reshape(u.shape)
+    idx -= xp.arange(rows, dtype=np.int64) * k
+    xp.clip(idx, 0, k - 1, out=idx)
+    return idx.reshape(tuple(lead) + tuple(batch))
+
+
+def softmax_weights(logits):
+    """``exp(logits - max)`` over the last axis: softmax up to each row's scale (the
+    samplers normalise on the fly)."""
+    xp = np if type(logits) is np.ndarray else __import__("cupy")
+    e = logits - logits.max(axis=-1, keepdims=True)
+    return xp.exp(e, out=e)
+
+
+def enumerate_values(values, batch, expand):
+    """``values`` (a Tensor of shape ``(n,) + event``) laid out along a new leading dim
+    before ``batch`` (expanded when ``expand``, else of size 1)."""
+    n = values.shape[0]
+    event = values.shape[1:]
+    v = values.reshape([n] + [1] * len(batch) + event)
+    return ops.broadcast_to(v, [n] + list(batch) + event) if expand else v
+
+
+def std_gamma(gen, alpha, shape, dtype):
+    """Standard Gamma draws (rate 1) of concentration ``alpha`` (a backend array that
+    broadcasts to ``shape``); no gradient (``weft.standard_gamma`` has one)."""
+    w = _work(dtype)
+    a = alpha.astype(w, copy=False)
+    return _array(gen.standard_gamma(a, size=tuple(shape), dtype=w), dtype)
+
+
+def std_beta(gen, a, b, shape, dtype):
+    """Beta(a, b) draws as ``G_a / (G_a + G_b)`` (no gradient)."""
+    ga = std_gamma(gen, a, shape, dtype)
+    gb = std_gamma(gen, b, shape, dtype)
+    gb += ga
+    ga /= gb
+    return ga
+
+
+def tri_mahalanobis(lower, diff):
+    """``‖L⁻¹ d‖²`` over the last axis for lower-triangular ``L`` (``batch_L + (k, k)``)
+    and ``d`` (``sample + batch + (k,)``), with ONE triangular solve: the sample dims
+    (and any batch dims ``L`` lacks) become right-hand-side columns, so a shared ``L``
+    costs a single BLAS call however many vectors there are."""
+    k = diff.shape[-1]
+    nbl = len(lower.shape) - 2
+    full = broadcast_shape(diff.shape[:-1], lower.shape[:-2])
+    if diff.shape[:-1] != full:
+        diff = ops.broadcast_to(diff, full + [k])
+    lead = full[:len(full) - nbl]                  # dims L does not have
+    bl = full[len(full) - nbl:]
+    n = len(lead)
+    # (lead, bl, k) -> (bl, k, lead) -> (bl, k, prod(lead))
+    perm = list(range(n, n + nbl)) + [n + nbl] + list(range(n))
+    cols = ops.transpose(diff, perm).reshape(bl + [k, int(np.prod(lead))]) if n else \
+        diff.unsqueeze(-1)
+    from ..linalg import triangular_solve
+
+    z = triangular_solve(lower, cols, upper=False)
+    m = (z * z).sum(axis=-2)                        # (bl, prod(lead))
+    if not n:
+        return m.squeeze(-1)
+    m = m.reshape(bl + lead)
+    back = list(range(nbl, nbl + n)) + list(range(nbl))
+    return ops.transpose(m, back)

@@ -70,6 +70,26 @@ def _tensor(x, op):
         raise TypeError(f"{op}: expected a Tensor, got {type(x).__name__}") from None
 
 
+def _scalar_params(op, **values):
+    """Transform parameters as Tensors. Python numbers are kept in float64 and cast to
+    each input's dtype when used (``_like``), so ``AffineTransform(1.0, 0.1)`` is exact
+    for float64 inputs and does not promote float32 ones."""
+    out = []
+    for arg, v in values.items():
+        if not isinstance(v, (Tensor, numbers.Real, np.ndarray)) or isinstance(v, bool):
+            raise TypeError(f"Expected '{arg}' is a Tensor, got {type(v).__name__}")
+        out.append(v)
+    python = not any(isinstance(v, (Tensor, np.ndarray)) for v in out)
+    dtype = np.float64 if python else None
+    return python, _util.to_tensors(*out, dtype=dtype)
+
+
+def _like(param, x, python):
+    if python and x._data.dtype.kind == "f" and param._data.dtype != x._data.dtype:
+        return param.astype(x._data.dtype)
+    return param
+
+
 def _shape_tuple(shape, op):
     if not isinstance(shape, Sequence) and not isinstance(shape, Tensor):
         raise TypeError(f"{op}: shape must be a sequence of ints, got {type(shape).__name__}")
@@ -85,9 +105,8 @@ class Transform:
     def __init__(self):
         pass
 
-    @classmethod
-    def _is_injective(cls):
-        return Type.is_injective(cls._type)
+    def _is_injective(self):
+        return Type.is_injective(self._type)
 
     def __call__(self, input):
         from .distribution import Distribution
@@ -206,10 +225,8 @@ class AffineTransform(Transform):
     _type = Type.BIJECTION
 
     def __init__(self, loc, scale):
-        for arg, v in (("loc", loc), ("scale", scale)):
-            if not isinstance(v, (Tensor, numbers.Real, np.ndarray)) or isinstance(v, bool):
-                raise TypeError(f"Expected '{arg}' is a Tensor, got {type(v).__name__}")
-        self._loc, self._scale = _util.to_tensors(loc, scale)
+        self._python, (self._loc, self._scale) = _scalar_params("AffineTransform", loc=loc,
+                                                                scale=scale)
         super().__init__()
 
     @property
@@ -221,13 +238,13 @@ class AffineTransform(Transform):
         return self._scale
 
     def _forward(self, x):
-        return self._loc + self._scale * x
+        return _like(self._loc, x, self._python) + _like(self._scale, x, self._python) * x
 
     def _inverse(self, y):
-        return (y - self._loc) / self._scale
+        return (y - _like(self._loc, y, self._python)) / _like(self._scale, y, self._python)
 
     def _forward_log_det_jacobian(self, x):
-        s = self._scale.abs().log()
+        s = _like(self._scale, x, self._python).abs().log()
         shape = _util.broadcast_shape(x.shape, s.shape)
         return s if s.shape == shape else ops.broadcast_to(s, shape)
 
@@ -263,9 +280,7 @@ class PowerTransform(Transform):
     _type = Type.BIJECTION
 
     def __init__(self, power):
-        if not isinstance(power, (Tensor, numbers.Real, np.ndarray)) or isinstance(power, bool):
-            raise TypeError(f"Expected 'power' is a Tensor, got {type(power).__name__}")
-        (self._power,) = _util.to_tensors(power)
+        self._python, (self._power,) = _scalar_params("PowerTransform", power=power)
         super().__init__()
 
     @property
@@ -273,13 +288,14 @@ class PowerTransform(Transform):
         return self._power
 
     def _forward(self, x):
-        return x.pow(self._power)
+        return x.pow(_like(self._power, x, self._python))
 
     def _inverse(self, y):
-        return y.pow(1 / self._power)
+        return y.pow(1 / _like(self._power, y, self._python))
 
     def _forward_log_det_jacobian(self, x):
-        return (self._power * x.pow(self._power - 1)).abs().log()
+        p = _like(self._power, x, self._python)
+        return (p * x.pow(p - 1)).abs().log()
 
     def _forward_shape(self, shape):
         return tuple(np.broadcast_shapes(shape, tuple(self._power.shape)))
@@ -453,9 +469,6 @@ class ChainTransform(Transform):
         self._type = _combined_type(self.transforms)
         super().__init__()
 
-    def _is_injective(self):
-        return Type.is_injective(self._type)
-
     def _forward(self, x):
         for t in self.transforms:
             x = t.forward(x)
@@ -526,9 +539,6 @@ class IndependentTransform(Transform):
         self._reinterpreted_batch_rank = int(reinterpreted_batch_rank)
         self._type = base._type
         super().__init__()
-
-    def _is_injective(self):
-        return Type.is_injective(self._type)
 
     def _forward(self, x):
         if len(x.shape) < self._domain.event_rank:
@@ -618,16 +628,16 @@ class ReshapeTransform(Transform):
         return variable.Independent(variable.real, len(self._out_event_shape))
 
 
-class StackTransform(Transform):
-    """``transforms[i]`` applied to slice ``i`` along ``axis``; results stacked."""
+class _PartsTransform(Transform):
+    """Transforms applied to parts of the input along ``axis`` (Stack, Cat)."""
 
-    def __init__(self, transforms, axis=0):
+    def __init__(self, transforms, axis, name):
         if not isinstance(transforms, Sequence) or not transforms or \
                 not all(isinstance(t, Transform) for t in transforms):
-            raise TypeError("Expected 'transforms' is a non-empty Sequence of Transform, but "
-                            f"got {type(transforms).__name__}")
-        if not isinstance(axis, (int, np.integer)):
-            raise TypeError(f"Expected 'axis' is int, but got {type(axis).__name__}")
+            raise TypeError(f"{name}: expected 'transforms' is a non-empty Sequence of "
+                            f"Transform, but got {type(transforms).__name__}")
+        if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+            raise TypeError(f"{name}: expected 'axis' is int, but got {type(axis).__name__}")
         self._transforms = list(transforms)
         self._axis = int(axis)
         self._type = _combined_type(self._transforms)
@@ -641,8 +651,15 @@ class StackTransform(Transform):
     def axis(self):
         return self._axis
 
-    def _is_injective(self):
-        return Type.is_injective(self._type)
+    def _each(self, method, parts):
+        return [getattr(t, method)(v) for t, v in zip(self._transforms, parts)]
+
+
+class StackTransform(_PartsTransform):
+    """``transforms[i]`` applied to slice ``i`` along ``axis``; results stacked."""
+
+    def __init__(self, transforms, axis=0):
+        super().__init__(transforms, axis, "StackTransform")
 
     def _slices(self, v):
         if v.shape[self._axis] != len(self._transforms):
@@ -651,20 +668,18 @@ class StackTransform(Transform):
         return ops.unbind(v, axis=self._axis)
 
     def _forward(self, x):
-        return ops.stack([t.forward(v) for t, v in zip(self._transforms, self._slices(x))],
-                         axis=self._axis)
+        return ops.stack(self._each("forward", self._slices(x)), axis=self._axis)
 
     def _inverse(self, y):
         bad = [t for t in self._transforms if not Type.is_injective(t._type)]
         if bad:
             raise NotImplementedError(f"StackTransform.inverse: {type(bad[0]).__name__} is not "
                                       "injective, so the inverse is not defined")
-        return ops.stack([t.inverse(v) for t, v in zip(self._transforms, self._slices(y))],
-                         axis=self._axis)
+        return ops.stack(self._each("inverse", self._slices(y)), axis=self._axis)
 
     def _forward_log_det_jacobian(self, x):
-        return ops.stack([t.forward_log_det_jacobian(v)
-                          for t, v in zip(self._transforms, self._slices(x))], axis=self._axis)
+        return ops.stack(self._each("forward_log_det_jacobian", self._slices(x)),
+                         axis=self._axis)
 
     @property
     def _domain(self):
@@ -675,38 +690,21 @@ class StackTransform(Transform):
         return variable.Stack([t._codomain for t in self._transforms], self._axis)
 
 
-class CatTransform(Transform):
+class CatTransform(_PartsTransform):
     """``transforms[i]`` applied to consecutive pieces of sizes ``lengths`` (default
     1 each) along ``axis``; results concatenated."""
 
     def __init__(self, transforms, axis=0, lengths=None):
-        if not isinstance(transforms, Sequence) or not transforms or \
-                not all(isinstance(t, Transform) for t in transforms):
-            raise TypeError("CatTransform: transforms must be a non-empty Sequence of Transform")
-        self._transforms = list(transforms)
+        super().__init__(transforms, axis, "CatTransform")
         self._lengths = [1] * len(self._transforms) if lengths is None else \
             [int(v) for v in lengths]
         if len(self._lengths) != len(self._transforms):
             raise ValueError(f"CatTransform: lengths must have {len(self._transforms)} entries, "
                              f"got {len(self._lengths)}")
-        self._axis = int(axis)
-        self._type = _combined_type(self._transforms)
-        super().__init__()
-
-    @property
-    def transforms(self):
-        return self._transforms
 
     @property
     def lengths(self):
         return self._lengths
-
-    @property
-    def axis(self):
-        return self._axis
-
-    def _is_injective(self):
-        return Type.is_injective(self._type)
 
     def _event_rank(self):
         return max(t._domain.event_rank for t in self._transforms)
@@ -719,17 +717,15 @@ class CatTransform(Transform):
         return ops.split(v, self._lengths, axis=self._axis)
 
     def _forward(self, x):
-        return ops.concat([t.forward(v) for t, v in zip(self._transforms, self._pieces(x))],
-                          axis=self._axis)
+        return ops.concat(self._each("forward", self._pieces(x)), axis=self._axis)
 
     def _inverse(self, y):
-        return ops.concat([t.inverse(v) for t, v in zip(self._transforms, self._pieces(y))],
-                          axis=self._axis)
+        return ops.concat(self._each("inverse", self._pieces(y)), axis=self._axis)
 
     def _forward_log_det_jacobian(self, x):
         rank = self._event_rank()
-        parts = [_util.sum_rightmost(t.forward_log_det_jacobian(v), rank - t._domain.event_rank)
-                 for t, v in zip(self._transforms, self._pieces(x))]
+        parts = [_util.sum_rightmost(ldj, rank - t._domain.event_rank) for t, ldj in
+                 zip(self._transforms, self._each("forward_log_det_jacobian", self._pieces(x)))]
         axis = self._axis - len(x.shape) if self._axis >= 0 else self._axis
         axis += rank
         if axis < 0:   # the axis is a batch dim of the log-det: concatenate along it
