@@ -17,4 +17,5 @@ PYBIND11_MODULE(_C, m) {
   weft::bind_lapack(m);
   weft::bind_sparse_conv_rulebook(m);
   weft::bind_sparse_conv(m);
+  weft::bind_special(m);
 }

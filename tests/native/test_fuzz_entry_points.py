@@ -504,6 +504,20 @@ def b_conv_wgrad(d):
     off, pin, pout, ident, n_in, n_out = _conv_book(d)
     vt, c, m = _vt(d, False), d(st.integers(0, 3)), d(st.integers(0, 3))
     return (_vals(d, (n_in, c), vt), _vals(d, (n_out, m), vt), off, pin, pout, ident, _blas(vt))
+def b_gamma_shape(d):
+    # shapes and points from tiny to huge, with the edges (0, inf, NaN, negatives)
+    n = d(st.integers(0, 4))
+    pts = st.one_of(st.floats(1e-6, 400.0), st.sampled_from([0.0, -1.0, np.inf, np.nan, 1e-300,
+                                                             199.99, 200.0, 1e6]))
+    a = np.array(d(st.lists(pts, min_size=n, max_size=n)), dtype=np.float64)
+    x = np.array(d(st.lists(pts, min_size=n, max_size=n)), dtype=np.float64)
+    return (a, x, d(st.sampled_from([1, 2, 1, 0, 3])), np.empty(n), np.empty(n),
+            d(st.sampled_from([1e-16, 1e-9, 0.0, 1.0, np.nan])))
+
+
+def b_gamma_grad(d):
+    a, z, _, _, out, eps = b_gamma_shape(d)
+    return (a[:1] if d(st.booleans()) else a, z, out, eps)
 
 
 BUILDERS = {
@@ -535,6 +549,8 @@ BUILDERS = {
     "sparse_conv_rulebook": b_conv_rulebook,
     "sparse_conv_gemm": b_conv_gemm,
     "sparse_conv_wgrad": b_conv_wgrad,
+    "gamma_shape_derivs": b_gamma_shape,
+    "gamma_sample_grad": b_gamma_grad,
     "get_num_threads": lambda d: (),
     "has_openmp": lambda d: (),
     "build_info": lambda d: (),
@@ -599,6 +615,9 @@ RANDOM_ARGS = {
                                     d(st.booleans()), _blas(d(st.sampled_from(VALUE_DTYPES)))), {}),
     "sparse_conv_wgrad": lambda d: ((values(d, 2), values(d, 2), index(d), index(d), index(d), size(d),
                                      _blas(d(st.sampled_from(VALUE_DTYPES)))), {}),
+    "gamma_shape_derivs": lambda d: ((values(d), values(d), size(d), values(d), values(d),
+                                      d(st.floats(allow_nan=True))), {}),
+    "gamma_sample_grad": lambda d: ((values(d), values(d), values(d), d(st.floats(allow_nan=True))), {}),
     "get_num_threads": lambda d: ((), {}),
     "has_openmp": lambda d: ((), {}),
     "build_info": lambda d: ((), {}),
