@@ -221,6 +221,82 @@ int provider_of(int p, const char* op) {
 }
 
 // ---------------------------------------------------------------------------------
+// Small LU.  For a 16 x 16 matrix LAPACK's per-call overhead (OpenBLAS's getrf makes a
+// dozen kernel calls per column and takes a work buffer from its allocator) is several
+// times the arithmetic, so up to kSmallLU rows and columns the driver runs getf2's
+// algorithm itself: the same pivot rule as LAPACK (the first entry of largest
+// |re| + |im|, as i?amax), hence the same pivots and info, and the same results up to
+// rounding.  getrs's substitutions likewise.
+
+constexpr i64 kSmallLU = 32;
+
+template <class T>
+inline real_of_t<T> cabs1(const T& v) {
+  if constexpr (is_complex_v<T>) return std::abs(v.real()) + std::abs(v.imag());
+  else return std::abs(v);
+}
+
+// y[0:n] -= f * x[0:n] for two distinct columns (restrict: so the loop vectorises).
+template <class T>
+inline void sub_scaled(i64 n, T f, const T* __restrict x, T* __restrict y) {
+  for (i64 i = 0; i < n; ++i) y[i] -= f * x[i];
+}
+
+// Column-major m x n `a` (leading dimension lda) in place; ipiv 1-based, info as getrf.
+template <class T>
+void small_getrf(i64 m, i64 n, T* a, i64 lda, lint* ipiv, lint* info) {
+  using R = real_of_t<T>;
+  *info = 0;
+  const i64 k = std::min(m, n);
+  for (i64 j = 0; j < k; ++j) {
+    T* cj = a + j * lda;
+    i64 p = j;
+    R best = cabs1(cj[j]);
+    for (i64 i = j + 1; i < m; ++i) {
+      const R v = cabs1(cj[i]);
+      if (v > best) { best = v; p = i; }
+    }
+    ipiv[j] = static_cast<lint>(p + 1);
+    if (cj[p] != T(0)) {
+      if (p != j)
+        for (i64 c = 0; c < n; ++c) std::swap(a[c * lda + j], a[c * lda + p]);
+      if (std::abs(cj[j]) >= std::numeric_limits<R>::min()) {
+        const T r = T(1) / cj[j];
+        for (i64 i = j + 1; i < m; ++i) cj[i] *= r;
+      } else {
+        for (i64 i = j + 1; i < m; ++i) cj[i] /= cj[j];
+      }
+    } else if (*info == 0) {
+      *info = static_cast<lint>(j + 1);
+    }
+    for (i64 c = j + 1; c < n; ++c) {  // rank-1 update of the trailing block
+      T* cc = a + c * lda;
+      sub_scaled(m - j - 1, cc[j], cj + j + 1, cc + j + 1);
+    }
+  }
+}
+
+// A X = B for the factors of small_getrf (n x n, column-major), with B row-major
+// [n, k] in place (the caller's layout, so no transposition): each step updates a
+// whole row of B, k contiguous entries, and every entry receives its updates in the
+// order getrs's column sweeps give it.
+template <class T>
+void small_getrs(i64 n, i64 k, const T* a, i64 lda, const lint* ipiv, T* x) {
+  for (i64 i = 0; i < n; ++i) {
+    const i64 p = ipiv[i] - 1;
+    if (p != i) std::swap_ranges(x + i * k, x + (i + 1) * k, x + p * k);
+  }
+  for (i64 i = 1; i < n; ++i)  // L (unit lower)
+    for (i64 j = 0; j < i; ++j) sub_scaled(k, a[j * lda + i], x + j * k, x + i * k);
+  for (i64 i = n - 1; i >= 0; --i) {  // U
+    T* row = x + i * k;
+    for (i64 j = i + 1; j < n; ++j) sub_scaled(k, a[j * lda + i], x + j * k, row);
+    const T d = a[i * lda + i];
+    for (i64 c = 0; c < k; ++c) row[c] /= d;
+  }
+}
+
+// ---------------------------------------------------------------------------------
 // LU: getrf.  lu [B,m,n], pivots int32 [B,min(m,n)] (1-based), info [B]
 
 py::tuple lu(int provider, const py::array& a) {
@@ -248,7 +324,8 @@ py::tuple lu(int provider, const py::array& a) {
         lint M = static_cast<lint>(m), N = static_cast<lint>(n), L = static_cast<lint>(ld), inf = 0;
         if (k > 0) {
           to_cm(A + i * mn, m, n, w.data(), ld);
-          getrf(&M, &N, w.data(), &L, ip.data(), &inf);
+          if (std::max(m, n) <= kSmallLU) small_getrf(m, n, w.data(), ld, ip.data(), &inf);
+          else getrf(&M, &N, w.data(), &L, ip.data(), &inf);
           if (inf < 0) lapack_failed("getrf", inf);
           from_cm(w.data(), ld, m, n, O + i * mn);
         }
@@ -286,7 +363,8 @@ py::tuple slogdet(int provider, const py::array& a) {
         R la = 0;
         if (n > 0) {
           to_cm(A + i * nn, n, n, w.data(), ld);
-          getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
+          if (n <= kSmallLU) small_getrf(n, n, w.data(), ld, ip.data(), &inf);
+          else getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
           if (inf < 0) lapack_failed("getrf", inf);
           // A row swap flips the sign; each diagonal entry adds its phase and log.
           for (i64 j = 0; j < n; ++j) {
@@ -337,10 +415,15 @@ py::tuple solve(int provider, const py::array& a, const py::array& rhs) {
         lint N = static_cast<lint>(n), K = static_cast<lint>(k), LD = static_cast<lint>(ld), inf = 0;
         char tr = 'N';
         if (n > 0) {
+          const bool small = n <= kSmallLU;
           to_cm(A + i * nn, n, n, w.data(), ld);
-          getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
+          if (small) small_getrf(n, n, w.data(), ld, ip.data(), &inf);
+          else getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
           if (inf < 0) lapack_failed("getrf", inf);
-          if (inf == 0 && k > 0) {
+          if (inf == 0 && k > 0 && small) {
+            std::copy(B + i * nk, B + (i + 1) * nk, X + i * nk);
+            small_getrs(n, k, w.data(), ld, ip.data(), X + i * nk);
+          } else if (inf == 0 && k > 0) {
             to_cm(B + i * nk, n, k, x.data(), ld);
             getrs(&tr, &N, &K, w.data(), &LD, ip.data(), x.data(), &LD, &inf);
             if (inf < 0) lapack_failed("getrs", inf);
@@ -386,6 +469,19 @@ py::tuple inv(int provider, const py::array& a) {
         lint inf = 0, lw = lwork;
         if (n > 0) {
           to_cm(A + i * nn, n, n, w.data(), ld);
+          if (n <= kSmallLU) {  // the columns of the identity through small_getrs
+            small_getrf(n, n, w.data(), ld, ip.data(), &inf);
+            if (inf == 0) {
+              T* xi = X + i * nn;
+              std::fill(xi, xi + nn, T(0));
+              for (i64 d = 0; d < n; ++d) xi[d * n + d] = T(1);
+              small_getrs(n, n, w.data(), ld, ip.data(), xi);
+            } else {
+              fill_nan(X + i * nn, nn);
+            }
+            I[i] = inf;
+            continue;
+          }
           getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
           if (inf < 0) lapack_failed("getrf", inf);
           if (inf == 0) {

@@ -231,3 +231,27 @@ def test_gpu_host_fallback_warns_once():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         lb.host_fallback_warning("demo_op")    # the second time: silent
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_small_lu_path_matches_lapack_getrf(dtype):
+    """Up to 32 rows and columns the driver runs getf2's algorithm itself; the pivots
+    and info must be LAPACK's and the factors LAPACK's up to rounding."""
+    C = _native.extension
+    reg.resolve("linalg", "cpu")
+    getrf = scipy.linalg.get_lapack_funcs("getrf", dtype=np.dtype(dtype))
+    cases = [_mats((m, n), dtype, s) for s, (m, n) in enumerate([(1, 1), (2, 2), (7, 4), (4, 7),
+                                                                 (32, 32), (33, 33)])]
+    z = np.zeros((4, 4), dtype)
+    z[:, 1:] = _mats((4, 3), dtype, 9)          # a zero first column: info 1, no scaling
+    tie = np.array([[1.0, 2.0], [-1.0, 3.0]], dtype)   # |1| = |-1|: the first one wins
+    for a in cases + [z, tie, np.zeros((3, 3), dtype)]:
+        lu, piv, info = C.lapack_lu(0, a[None])
+        rlu, rpiv, rinfo = getrf(a)
+        np.testing.assert_array_equal(piv[0], rpiv[: min(a.shape)] + 1)
+        assert info[0] == rinfo
+        _close(lu[0], rlu, dtype)
+        if a.shape[0] == a.shape[1] and rinfo == 0:
+            b = _mats((a.shape[0], 3), dtype, 4)
+            x, _ = C.lapack_solve(0, a[None], b[None])
+            _close(x[0], np.linalg.solve(a.astype(np.complex128), b), dtype)
