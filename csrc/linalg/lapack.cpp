@@ -571,6 +571,37 @@ py::array cholesky_solve(int provider, const py::array& l, const py::array& rhs)
   });
 }
 
+// op(A) X = B for a small triangular A read in place (row-major n x n, the caller's
+// layout) and B row-major [n, k] in place, as trtrs: info is the first zero on the
+// diagonal (then nothing is solved).  op(A)'s entry (i, j) is A[i, j], or A[j, i]
+// (conjugated for 'C'); op(A) is lower when A is lower and not transposed, or upper
+// and transposed.  Row updates of k contiguous entries, as in small_getrs.
+template <class T>
+lint small_trtrs(i64 n, i64 k, const T* a, bool upper, int trans, bool unit, T* x) {
+  if (!unit)
+    for (i64 i = 0; i < n; ++i)
+      if (a[i * n + i] == T(0)) return static_cast<lint>(i + 1);
+  auto coef = [&](i64 i, i64 j) -> T {
+    if (trans == 0) return a[i * n + j];
+    if constexpr (is_complex_v<T>) return trans == 2 ? std::conj(a[j * n + i]) : a[j * n + i];
+    return a[j * n + i];
+  };
+  const bool lower = upper == (trans != 0);
+  for (i64 step = 0; step < n; ++step) {
+    // forward through the rows for a lower op(A), backward for an upper one; row i
+    // takes the rows solved before it: [0, i) or (i, n)
+    const i64 i = lower ? step : n - 1 - step;
+    const i64 j0 = lower ? 0 : i + 1, j1 = lower ? i : n;
+    T* row = x + i * k;
+    for (i64 j = j0; j < j1; ++j) sub_scaled(k, coef(i, j), x + j * k, row);
+    if (!unit) {
+      const T d = coef(i, i);
+      for (i64 c = 0; c < k; ++c) row[c] /= d;
+    }
+  }
+  return 0;
+}
+
 // op(a) x = b for triangular a; trans 0 'N', 1 'T', 2 'C'.  info > 0: a zero on the diagonal
 py::tuple triangular_solve(int provider, const py::array& a, const py::array& rhs, bool upper,
                            int trans, bool unit) {
@@ -599,7 +630,11 @@ py::tuple triangular_solve(int provider, const py::array& a, const py::array& rh
       for (i64 i = b; i < e; ++i) {
         lint inf = 0;
         char ul = upper ? 'U' : 'L', tr = "NTC"[trans], dg = unit ? 'U' : 'N';
-        if (n > 0 && k > 0) {
+        if (n > 0 && k > 0 && n <= kSmallLU) {
+          std::copy(B + i * nk, B + (i + 1) * nk, X + i * nk);
+          inf = small_trtrs(n, k, A + i * nn, upper, trans, unit, X + i * nk);
+          if (inf > 0) fill_nan(X + i * nk, nk);
+        } else if (n > 0 && k > 0) {
           to_cm(A + i * nn, n, n, w.data(), ld);
           to_cm(B + i * nk, n, k, x.data(), ld);
           trtrs(&ul, &tr, &dg, &N, &K, w.data(), &LD, x.data(), &LD, &inf);

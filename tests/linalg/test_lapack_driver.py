@@ -255,3 +255,26 @@ def test_small_lu_path_matches_lapack_getrf(dtype):
             b = _mats((a.shape[0], 3), dtype, 4)
             x, _ = C.lapack_solve(0, a[None], b[None])
             _close(x[0], np.linalg.solve(a.astype(np.complex128), b), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_triangular_solve_every_variant_matches_scipy(dtype):
+    """trans N/T/C, upper/lower, unit diagonal or not, on both sides of the driver's
+    small-matrix limit (32): against scipy.linalg.solve_triangular."""
+    C = _native.extension
+    reg.resolve("linalg", "cpu")
+    for n in (5, 40):
+        a = _mats((n, n), dtype, n) + 4 * np.eye(n, dtype=dtype)
+        b = _mats((n, 3), dtype, n + 1)
+        for upper in (True, False):
+            for trans in (0, 1, 2):
+                for unit in (False, True):
+                    x, info = C.lapack_triangular_solve(0, a[None], b[None], upper, trans, unit)
+                    want = scipy.linalg.solve_triangular(a, b, lower=not upper, trans=trans,
+                                                         unit_diagonal=unit)
+                    assert info[0] == 0
+                    _close(x[0], want, dtype)
+        z = np.triu(a)
+        z[2, 2] = 0
+        x, info = C.lapack_triangular_solve(0, z[None], b[None], True, 0, False)
+        assert info[0] == 3 and np.isnan(x).all()
