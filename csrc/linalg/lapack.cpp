@@ -38,6 +38,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/checked_math.h"
@@ -152,6 +153,19 @@ void check_same_batch(const Mats& a, const Mats& b, const char* op, const char* 
                       const char* bn) {
   if (a.batch != b.batch)
     value_error(op, an, " holds ", a.batch, " matrices but ", bn, " holds ", b.batch);
+}
+
+// The checks every solve shares: batches of matrices `a` [B, m, n] (square when
+// `square`) and right-hand sides `b` [B, m, k] of the same count, rows and dtype.
+// (Callers unpack the pair by hand: C++17 lambdas cannot capture structured bindings.)
+std::pair<Mats, Mats> system_args(const py::array& a, const py::array& b, const char* op,
+                                  const char* an, bool square) {
+  const Mats s = mats(a, op, an), t = mats(b, op, "b");
+  if (square && s.rows != s.cols) value_error(op, an, " must hold square matrices, got ", shape_str(a));
+  check_same_batch(s, t, op, an, "b");
+  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(b));
+  check_same_dtype(a, an, b, "b", op);
+  return {s, t};
 }
 
 template <class T>
@@ -389,11 +403,8 @@ py::tuple slogdet(int provider, const py::array& a) {
 py::tuple solve(int provider, const py::array& a, const py::array& rhs) {
   const char* op = "lapack_solve";
   provider_of(provider, op);
-  const Mats s = mats(a, op, "a"), t = mats(rhs, op, "b");
-  if (s.rows != s.cols) value_error(op, "a must hold square matrices, got ", shape_str(a));
-  check_same_batch(s, t, op, "a", "b");
-  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(rhs));
-  check_same_dtype(a, "a", rhs, "b", op);
+  const std::pair<Mats, Mats> st = system_args(a, rhs, op, "a", true);
+  const Mats s = st.first, t = st.second;
   return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
     using T = typename decltype(tag)::type;
     auto* getrf = fn<typename Sig<T>::getrf, T>(op, provider, GETRF);
@@ -539,11 +550,8 @@ py::tuple cholesky(int provider, const py::array& a) {
 py::array cholesky_solve(int provider, const py::array& l, const py::array& rhs) {
   const char* op = "lapack_cholesky_solve";
   provider_of(provider, op);
-  const Mats s = mats(l, op, "l"), t = mats(rhs, op, "b");
-  if (s.rows != s.cols) value_error(op, "l must hold square matrices, got ", shape_str(l));
-  check_same_batch(s, t, op, "l", "b");
-  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(rhs));
-  check_same_dtype(l, "l", rhs, "b", op);
+  const std::pair<Mats, Mats> st = system_args(l, rhs, op, "l", true);
+  const Mats s = st.first, t = st.second;
   return dispatch(FloatingComplexTypes{}, l, op, "l", [&](auto tag) -> py::array {
     using T = typename decltype(tag)::type;
     auto* potrs = fn<typename Sig<T>::potrs, T>(op, provider, POTRS);
@@ -607,12 +615,9 @@ py::tuple triangular_solve(int provider, const py::array& a, const py::array& rh
                            int trans, bool unit) {
   const char* op = "lapack_triangular_solve";
   provider_of(provider, op);
-  const Mats s = mats(a, op, "a"), t = mats(rhs, op, "b");
-  if (s.rows != s.cols) value_error(op, "a must hold square matrices, got ", shape_str(a));
-  check_same_batch(s, t, op, "a", "b");
-  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(rhs));
+  const std::pair<Mats, Mats> st = system_args(a, rhs, op, "a", true);
+  const Mats s = st.first, t = st.second;
   if (trans < 0 || trans > 2) value_error(op, "trans must be 0 (N), 1 (T) or 2 (C), got ", trans);
-  check_same_dtype(a, "a", rhs, "b", op);
   return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
     using T = typename decltype(tag)::type;
     auto* trtrs = fn<typename Sig<T>::trtrs, T>(op, provider, TRTRS);
@@ -1090,10 +1095,8 @@ py::tuple eig(int provider, const py::array& a, bool vectors) {
 py::tuple gelsd(int provider, const py::array& a, const py::array& rhs, double rcond) {
   const char* op = "lapack_gelsd";
   provider_of(provider, op);
-  const Mats s = mats(a, op, "a"), t = mats(rhs, op, "b");
-  check_same_batch(s, t, op, "a", "b");
-  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(rhs));
-  check_same_dtype(a, "a", rhs, "b", op);
+  const std::pair<Mats, Mats> st = system_args(a, rhs, op, "a", false);
+  const Mats s = st.first, t = st.second;
   return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
     using T = typename decltype(tag)::type;
     using R = real_of_t<T>;
