@@ -509,6 +509,41 @@ py::tuple inv(int provider, const py::array& a) {
   });
 }
 
+template <class T>
+inline T conj_of(const T& v) {
+  if constexpr (is_complex_v<T>) return std::conj(v);
+  else return v;
+}
+
+// Cholesky of a small Hermitian matrix from its lower triangle: potf2's algorithm
+// (same pivot test, info and operation order), on the row-major output `x` directly,
+// where the dot products of the lower-Cholesky recurrence run along contiguous rows.
+template <class T>
+lint small_potrf(i64 n, const T* a, T* x) {
+  using R = real_of_t<T>;
+  for (i64 r = 0; r < n; ++r)
+    for (i64 c = 0; c < n; ++c) x[r * n + c] = c <= r ? a[r * n + c] : T(0);
+  for (i64 j = 0; j < n; ++j) {
+    T* rj = x + j * n;
+    R d = std::real(rj[j]);
+    for (i64 k = 0; k < j; ++k) d -= std::real(rj[k] * conj_of(rj[k]));
+    if (!(d > 0)) {  // not positive definite (or NaN), as potf2 tests it
+      rj[j] = T(d);
+      return static_cast<lint>(j + 1);
+    }
+    d = std::sqrt(d);
+    rj[j] = T(d);
+    const R inv = R(1) / d;
+    for (i64 i = j + 1; i < n; ++i) {
+      T* ri = x + i * n;
+      T acc = ri[j];
+      for (i64 k = 0; k < j; ++k) acc -= ri[k] * conj_of(rj[k]);
+      ri[j] = acc * inv;
+    }
+  }
+  return 0;
+}
+
 // ---------------------------------------------------------------------------------
 // Cholesky (lower), its solve, triangular solves
 
@@ -532,7 +567,9 @@ py::tuple cholesky(int provider, const py::array& a) {
       for (i64 i = b; i < e; ++i) {
         lint inf = 0;
         char lo = 'L';
-        if (n > 0) {
+        if (n > 0 && n <= kSmallLU) {
+          inf = small_potrf(n, A + i * nn, X + i * nn);
+        } else if (n > 0) {
           to_cm(A + i * nn, n, n, w.data(), ld);
           potrf(&lo, &N, w.data(), &LD, &inf);
           if (inf < 0) lapack_failed("potrf", inf);

@@ -278,3 +278,22 @@ def test_triangular_solve_every_variant_matches_scipy(dtype):
         z[2, 2] = 0
         x, info = C.lapack_triangular_solve(0, z[None], b[None], True, 0, False)
         assert info[0] == 3 and np.isnan(x).all()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_small_cholesky_path_matches_lapack_potrf(dtype):
+    """Up to 32x32 the driver runs potf2's algorithm itself: the factor equals LAPACK's
+    up to rounding and a failure reports LAPACK's info (the first bad pivot)."""
+    C = _native.extension
+    reg.resolve("linalg", "cpu")
+    potrf = scipy.linalg.get_lapack_funcs("potrf", dtype=np.dtype(dtype))
+    for n in (1, 3, 32, 33):
+        s = _spd((n, n), dtype, n)
+        l, info = C.lapack_cholesky(0, s[None])
+        rl, rinfo = potrf(s, lower=True)
+        assert info[0] == rinfo == 0
+        _close(l[0], np.tril(rl), dtype)
+        bad = s.copy()
+        bad[n // 2, n // 2] = -1e3 * n      # the first non-positive pivot at n // 2
+        _, info = C.lapack_cholesky(0, bad[None])
+        assert info[0] == potrf(bad, lower=True)[1] == n // 2 + 1
