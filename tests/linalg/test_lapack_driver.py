@@ -297,3 +297,47 @@ def test_small_cholesky_path_matches_lapack_potrf(dtype):
         bad[n // 2, n // 2] = -1e3 * n      # the first non-positive pivot at n // 2
         _, info = C.lapack_cholesky(0, bad[None])
         assert info[0] == potrf(bad, lower=True)[1] == n // 2 + 1
+
+
+def test_cusolver_table_wiring_with_a_numpy_stand_in(monkeypatch):
+    """No GPU here: the cusolver table's code runs on a stand-in CuPy made of numpy
+    (cupy.linalg -> numpy.linalg, cupyx.scipy.linalg -> scipy.linalg), checking its
+    wiring and info conventions against the lapack table. It never ran on a GPU."""
+    import sys
+    import types
+    fake = types.ModuleType("cupy")
+    fake.__dict__.update({k: getattr(np, k) for k in dir(np) if not k.startswith("__")})
+    fake.asnumpy = np.asarray
+    fake.linalg = np.linalg
+    cupyx = types.ModuleType("cupyx")
+    cupyx.scipy = types.ModuleType("cupyx.scipy")
+    cupyx.scipy.linalg = scipy.linalg
+    for name, mod in {"cupy": fake, "cupy.linalg": np.linalg, "cupyx": cupyx,
+                      "cupyx.scipy": cupyx.scipy, "cupyx.scipy.linalg": scipy.linalg}.items():
+        monkeypatch.setitem(sys.modules, name, mod)
+    gpu, cpu = lb.CuSolver(), reg.resolve("linalg", "cpu")
+    lb._warned.add("lu")     # the host fallback's one-time warning is tested above
+    a = _mats((3, 4, 4), "float64") + 4 * np.eye(4)
+    b = _mats((3, 4, 2), "float64", 1)
+    s = _spd((3, 4, 4), "float64", 2)
+    for name, args in [("solve", (a, b)), ("inv", (a,)), ("cholesky", (s,)),
+                       ("triangular_solve", (np.triu(a), b, True, "T", False)),
+                       ("eigh", (s, True, True)), ("svd", (a, "S")), ("qr", (a, "reduced")),
+                       ("lu", (a,)), ("eig", (a, False))]:
+        got, want = getattr(gpu, name)(*args), getattr(cpu, name)(*args)
+        for g, w in zip(got, want):
+            assert (g is None) == (w is None)
+            if g is None:
+                continue
+            if name in ("eigh", "svd") and g is not None and g.ndim == 3:
+                g, w = np.abs(g), np.abs(w)       # vectors up to sign
+            if name == "eig" and np.iscomplexobj(w):
+                g, w = np.sort_complex(g), np.sort_complex(w)
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), atol=1e-10)
+    # cuSOLVER returns inf/NaN for a singular matrix where numpy raises: info from that
+    result = np.stack([np.ones((2, 1)), np.full((2, 1), np.inf)])
+    assert lb._finite_info(fake, result, np.ones((2, 2, 2))).tolist() == [0, 1]
+    assert lb._finite_info(fake, result, np.full((2, 2, 2), np.nan)).tolist() == [0, 0]
+    _, info = gpu.triangular_solve(np.stack([np.eye(2), np.diag([1.0, 0.0])]),
+                                   np.ones((2, 2, 1)), True, "N", False)
+    assert info.tolist() == [0, 1]
