@@ -341,3 +341,30 @@ def test_cusolver_table_wiring_with_a_numpy_stand_in(monkeypatch):
     _, info = gpu.triangular_solve(np.stack([np.eye(2), np.diag([1.0, 0.0])]),
                                    np.ones((2, 2, 1)), True, "N", False)
     assert info.tolist() == [0, 1]
+
+
+def test_concurrent_batches_restore_the_blas_setting():
+    """Batches running in several Python threads at once share one BLAS limit, and the
+    user's setting is back once all have finished."""
+    import threading
+    from threadpoolctl import threadpool_info
+    s = _t(_spd((64, 24, 24), "float64"))
+    weft.linalg.eigh(s)
+    before = [(d["filepath"], d["num_threads"]) for d in threadpool_info()]
+    errors = []
+
+    def work():
+        try:
+            for _ in range(5):
+                weft.linalg.eigh(s)
+                weft.linalg.inv(s)
+        except Exception as e:    # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert [(d["filepath"], d["num_threads"]) for d in threadpool_info()] == before
