@@ -1,7 +1,7 @@
 """``python -m benchmarks <area> [--quick] [--json PATH]``: weft against its peers.
 
 Areas: core, autograd, nn, sparse, sparse_structural, geometric, gnn, fft, interop,
-distributed (needs dask[distributed]). Each
+linalg, distributed (needs dask[distributed]). Each
 prints a table of medians with ratios and writes ``benchmarks/results/<area>.json``.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ import argparse
 import importlib
 
 AREAS = ["core", "autograd", "nn", "sparse", "sparse_structural", "geometric", "gnn", "fft",
-         "interop", "distributed"]
+         "interop", "linalg", "distributed"]
 
 
 def main(argv=None):

@@ -38,6 +38,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/checked_math.h"
@@ -154,6 +155,19 @@ void check_same_batch(const Mats& a, const Mats& b, const char* op, const char* 
     value_error(op, an, " holds ", a.batch, " matrices but ", bn, " holds ", b.batch);
 }
 
+// The checks every solve shares: batches of matrices `a` [B, m, n] (square when
+// `square`) and right-hand sides `b` [B, m, k] of the same count, rows and dtype.
+// (Callers unpack the pair by hand: C++17 lambdas cannot capture structured bindings.)
+std::pair<Mats, Mats> system_args(const py::array& a, const py::array& b, const char* op,
+                                  const char* an, bool square) {
+  const Mats s = mats(a, op, an), t = mats(b, op, "b");
+  if (square && s.rows != s.cols) value_error(op, an, " must hold square matrices, got ", shape_str(a));
+  check_same_batch(s, t, op, an, "b");
+  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(b));
+  check_same_dtype(a, an, b, "b", op);
+  return {s, t};
+}
+
 template <class T>
 py::array_t<T> new_array(std::initializer_list<i64> shape) {
   std::vector<py::ssize_t> s(shape.begin(), shape.end());
@@ -221,6 +235,82 @@ int provider_of(int p, const char* op) {
 }
 
 // ---------------------------------------------------------------------------------
+// Small LU.  For a 16 x 16 matrix LAPACK's per-call overhead (OpenBLAS's getrf makes a
+// dozen kernel calls per column and takes a work buffer from its allocator) is several
+// times the arithmetic, so up to kSmallLU rows and columns the driver runs getf2's
+// algorithm itself: the same pivot rule as LAPACK (the first entry of largest
+// |re| + |im|, as i?amax), hence the same pivots and info, and the same results up to
+// rounding.  getrs's substitutions likewise.
+
+constexpr i64 kSmallLU = 32;
+
+template <class T>
+inline real_of_t<T> cabs1(const T& v) {
+  if constexpr (is_complex_v<T>) return std::abs(v.real()) + std::abs(v.imag());
+  else return std::abs(v);
+}
+
+// y[0:n] -= f * x[0:n] for two distinct columns (restrict: so the loop vectorises).
+template <class T>
+inline void sub_scaled(i64 n, T f, const T* __restrict x, T* __restrict y) {
+  for (i64 i = 0; i < n; ++i) y[i] -= f * x[i];
+}
+
+// Column-major m x n `a` (leading dimension lda) in place; ipiv 1-based, info as getrf.
+template <class T>
+void small_getrf(i64 m, i64 n, T* a, i64 lda, lint* ipiv, lint* info) {
+  using R = real_of_t<T>;
+  *info = 0;
+  const i64 k = std::min(m, n);
+  for (i64 j = 0; j < k; ++j) {
+    T* cj = a + j * lda;
+    i64 p = j;
+    R best = cabs1(cj[j]);
+    for (i64 i = j + 1; i < m; ++i) {
+      const R v = cabs1(cj[i]);
+      if (v > best) { best = v; p = i; }
+    }
+    ipiv[j] = static_cast<lint>(p + 1);
+    if (cj[p] != T(0)) {
+      if (p != j)
+        for (i64 c = 0; c < n; ++c) std::swap(a[c * lda + j], a[c * lda + p]);
+      if (std::abs(cj[j]) >= std::numeric_limits<R>::min()) {
+        const T r = T(1) / cj[j];
+        for (i64 i = j + 1; i < m; ++i) cj[i] *= r;
+      } else {
+        for (i64 i = j + 1; i < m; ++i) cj[i] /= cj[j];
+      }
+    } else if (*info == 0) {
+      *info = static_cast<lint>(j + 1);
+    }
+    for (i64 c = j + 1; c < n; ++c) {  // rank-1 update of the trailing block
+      T* cc = a + c * lda;
+      sub_scaled(m - j - 1, cc[j], cj + j + 1, cc + j + 1);
+    }
+  }
+}
+
+// A X = B for the factors of small_getrf (n x n, column-major), with B row-major
+// [n, k] in place (the caller's layout, so no transposition): each step updates a
+// whole row of B, k contiguous entries, and every entry receives its updates in the
+// order getrs's column sweeps give it.
+template <class T>
+void small_getrs(i64 n, i64 k, const T* a, i64 lda, const lint* ipiv, T* x) {
+  for (i64 i = 0; i < n; ++i) {
+    const i64 p = ipiv[i] - 1;
+    if (p != i) std::swap_ranges(x + i * k, x + (i + 1) * k, x + p * k);
+  }
+  for (i64 i = 1; i < n; ++i)  // L (unit lower)
+    for (i64 j = 0; j < i; ++j) sub_scaled(k, a[j * lda + i], x + j * k, x + i * k);
+  for (i64 i = n - 1; i >= 0; --i) {  // U
+    T* row = x + i * k;
+    for (i64 j = i + 1; j < n; ++j) sub_scaled(k, a[j * lda + i], x + j * k, row);
+    const T d = a[i * lda + i];
+    for (i64 c = 0; c < k; ++c) row[c] /= d;
+  }
+}
+
+// ---------------------------------------------------------------------------------
 // LU: getrf.  lu [B,m,n], pivots int32 [B,min(m,n)] (1-based), info [B]
 
 py::tuple lu(int provider, const py::array& a) {
@@ -248,7 +338,8 @@ py::tuple lu(int provider, const py::array& a) {
         lint M = static_cast<lint>(m), N = static_cast<lint>(n), L = static_cast<lint>(ld), inf = 0;
         if (k > 0) {
           to_cm(A + i * mn, m, n, w.data(), ld);
-          getrf(&M, &N, w.data(), &L, ip.data(), &inf);
+          if (std::max(m, n) <= kSmallLU) small_getrf(m, n, w.data(), ld, ip.data(), &inf);
+          else getrf(&M, &N, w.data(), &L, ip.data(), &inf);
           if (inf < 0) lapack_failed("getrf", inf);
           from_cm(w.data(), ld, m, n, O + i * mn);
         }
@@ -286,7 +377,8 @@ py::tuple slogdet(int provider, const py::array& a) {
         R la = 0;
         if (n > 0) {
           to_cm(A + i * nn, n, n, w.data(), ld);
-          getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
+          if (n <= kSmallLU) small_getrf(n, n, w.data(), ld, ip.data(), &inf);
+          else getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
           if (inf < 0) lapack_failed("getrf", inf);
           // A row swap flips the sign; each diagonal entry adds its phase and log.
           for (i64 j = 0; j < n; ++j) {
@@ -311,11 +403,8 @@ py::tuple slogdet(int provider, const py::array& a) {
 py::tuple solve(int provider, const py::array& a, const py::array& rhs) {
   const char* op = "lapack_solve";
   provider_of(provider, op);
-  const Mats s = mats(a, op, "a"), t = mats(rhs, op, "b");
-  if (s.rows != s.cols) value_error(op, "a must hold square matrices, got ", shape_str(a));
-  check_same_batch(s, t, op, "a", "b");
-  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(rhs));
-  check_same_dtype(a, "a", rhs, "b", op);
+  const std::pair<Mats, Mats> st = system_args(a, rhs, op, "a", true);
+  const Mats s = st.first, t = st.second;
   return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
     using T = typename decltype(tag)::type;
     auto* getrf = fn<typename Sig<T>::getrf, T>(op, provider, GETRF);
@@ -337,10 +426,15 @@ py::tuple solve(int provider, const py::array& a, const py::array& rhs) {
         lint N = static_cast<lint>(n), K = static_cast<lint>(k), LD = static_cast<lint>(ld), inf = 0;
         char tr = 'N';
         if (n > 0) {
+          const bool small = n <= kSmallLU;
           to_cm(A + i * nn, n, n, w.data(), ld);
-          getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
+          if (small) small_getrf(n, n, w.data(), ld, ip.data(), &inf);
+          else getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
           if (inf < 0) lapack_failed("getrf", inf);
-          if (inf == 0 && k > 0) {
+          if (inf == 0 && k > 0 && small) {
+            std::copy(B + i * nk, B + (i + 1) * nk, X + i * nk);
+            small_getrs(n, k, w.data(), ld, ip.data(), X + i * nk);
+          } else if (inf == 0 && k > 0) {
             to_cm(B + i * nk, n, k, x.data(), ld);
             getrs(&tr, &N, &K, w.data(), &LD, ip.data(), x.data(), &LD, &inf);
             if (inf < 0) lapack_failed("getrs", inf);
@@ -386,6 +480,19 @@ py::tuple inv(int provider, const py::array& a) {
         lint inf = 0, lw = lwork;
         if (n > 0) {
           to_cm(A + i * nn, n, n, w.data(), ld);
+          if (n <= kSmallLU) {  // the columns of the identity through small_getrs
+            small_getrf(n, n, w.data(), ld, ip.data(), &inf);
+            if (inf == 0) {
+              T* xi = X + i * nn;
+              std::fill(xi, xi + nn, T(0));
+              for (i64 d = 0; d < n; ++d) xi[d * n + d] = T(1);
+              small_getrs(n, n, w.data(), ld, ip.data(), xi);
+            } else {
+              fill_nan(X + i * nn, nn);
+            }
+            I[i] = inf;
+            continue;
+          }
           getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
           if (inf < 0) lapack_failed("getrf", inf);
           if (inf == 0) {
@@ -400,6 +507,41 @@ py::tuple inv(int provider, const py::array& a) {
     });
     return py::make_tuple(out, info);
   });
+}
+
+template <class T>
+inline T conj_of(const T& v) {
+  if constexpr (is_complex_v<T>) return std::conj(v);
+  else return v;
+}
+
+// Cholesky of a small Hermitian matrix from its lower triangle: potf2's algorithm
+// (same pivot test, info and operation order), on the row-major output `x` directly,
+// where the dot products of the lower-Cholesky recurrence run along contiguous rows.
+template <class T>
+lint small_potrf(i64 n, const T* a, T* x) {
+  using R = real_of_t<T>;
+  for (i64 r = 0; r < n; ++r)
+    for (i64 c = 0; c < n; ++c) x[r * n + c] = c <= r ? a[r * n + c] : T(0);
+  for (i64 j = 0; j < n; ++j) {
+    T* rj = x + j * n;
+    R d = std::real(rj[j]);
+    for (i64 k = 0; k < j; ++k) d -= std::real(rj[k] * conj_of(rj[k]));
+    if (!(d > 0)) {  // not positive definite (or NaN), as potf2 tests it
+      rj[j] = T(d);
+      return static_cast<lint>(j + 1);
+    }
+    d = std::sqrt(d);
+    rj[j] = T(d);
+    const R inv = R(1) / d;
+    for (i64 i = j + 1; i < n; ++i) {
+      T* ri = x + i * n;
+      T acc = ri[j];
+      for (i64 k = 0; k < j; ++k) acc -= ri[k] * conj_of(rj[k]);
+      ri[j] = acc * inv;
+    }
+  }
+  return 0;
 }
 
 // ---------------------------------------------------------------------------------
@@ -425,7 +567,9 @@ py::tuple cholesky(int provider, const py::array& a) {
       for (i64 i = b; i < e; ++i) {
         lint inf = 0;
         char lo = 'L';
-        if (n > 0) {
+        if (n > 0 && n <= kSmallLU) {
+          inf = small_potrf(n, A + i * nn, X + i * nn);
+        } else if (n > 0) {
           to_cm(A + i * nn, n, n, w.data(), ld);
           potrf(&lo, &N, w.data(), &LD, &inf);
           if (inf < 0) lapack_failed("potrf", inf);
@@ -443,11 +587,8 @@ py::tuple cholesky(int provider, const py::array& a) {
 py::array cholesky_solve(int provider, const py::array& l, const py::array& rhs) {
   const char* op = "lapack_cholesky_solve";
   provider_of(provider, op);
-  const Mats s = mats(l, op, "l"), t = mats(rhs, op, "b");
-  if (s.rows != s.cols) value_error(op, "l must hold square matrices, got ", shape_str(l));
-  check_same_batch(s, t, op, "l", "b");
-  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(rhs));
-  check_same_dtype(l, "l", rhs, "b", op);
+  const std::pair<Mats, Mats> st = system_args(l, rhs, op, "l", true);
+  const Mats s = st.first, t = st.second;
   return dispatch(FloatingComplexTypes{}, l, op, "l", [&](auto tag) -> py::array {
     using T = typename decltype(tag)::type;
     auto* potrs = fn<typename Sig<T>::potrs, T>(op, provider, POTRS);
@@ -475,17 +616,45 @@ py::array cholesky_solve(int provider, const py::array& l, const py::array& rhs)
   });
 }
 
+// op(A) X = B for a small triangular A read in place (row-major n x n, the caller's
+// layout) and B row-major [n, k] in place, as trtrs: info is the first zero on the
+// diagonal (then nothing is solved).  op(A)'s entry (i, j) is A[i, j], or A[j, i]
+// (conjugated for 'C'); op(A) is lower when A is lower and not transposed, or upper
+// and transposed.  Row updates of k contiguous entries, as in small_getrs.
+template <class T>
+lint small_trtrs(i64 n, i64 k, const T* a, bool upper, int trans, bool unit, T* x) {
+  if (!unit)
+    for (i64 i = 0; i < n; ++i)
+      if (a[i * n + i] == T(0)) return static_cast<lint>(i + 1);
+  auto coef = [&](i64 i, i64 j) -> T {
+    if (trans == 0) return a[i * n + j];
+    if constexpr (is_complex_v<T>) return trans == 2 ? std::conj(a[j * n + i]) : a[j * n + i];
+    return a[j * n + i];
+  };
+  const bool lower = upper == (trans != 0);
+  for (i64 step = 0; step < n; ++step) {
+    // forward through the rows for a lower op(A), backward for an upper one; row i
+    // takes the rows solved before it: [0, i) or (i, n)
+    const i64 i = lower ? step : n - 1 - step;
+    const i64 j0 = lower ? 0 : i + 1, j1 = lower ? i : n;
+    T* row = x + i * k;
+    for (i64 j = j0; j < j1; ++j) sub_scaled(k, coef(i, j), x + j * k, row);
+    if (!unit) {
+      const T d = coef(i, i);
+      for (i64 c = 0; c < k; ++c) row[c] /= d;
+    }
+  }
+  return 0;
+}
+
 // op(a) x = b for triangular a; trans 0 'N', 1 'T', 2 'C'.  info > 0: a zero on the diagonal
 py::tuple triangular_solve(int provider, const py::array& a, const py::array& rhs, bool upper,
                            int trans, bool unit) {
   const char* op = "lapack_triangular_solve";
   provider_of(provider, op);
-  const Mats s = mats(a, op, "a"), t = mats(rhs, op, "b");
-  if (s.rows != s.cols) value_error(op, "a must hold square matrices, got ", shape_str(a));
-  check_same_batch(s, t, op, "a", "b");
-  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(rhs));
+  const std::pair<Mats, Mats> st = system_args(a, rhs, op, "a", true);
+  const Mats s = st.first, t = st.second;
   if (trans < 0 || trans > 2) value_error(op, "trans must be 0 (N), 1 (T) or 2 (C), got ", trans);
-  check_same_dtype(a, "a", rhs, "b", op);
   return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
     using T = typename decltype(tag)::type;
     auto* trtrs = fn<typename Sig<T>::trtrs, T>(op, provider, TRTRS);
@@ -503,7 +672,11 @@ py::tuple triangular_solve(int provider, const py::array& a, const py::array& rh
       for (i64 i = b; i < e; ++i) {
         lint inf = 0;
         char ul = upper ? 'U' : 'L', tr = "NTC"[trans], dg = unit ? 'U' : 'N';
-        if (n > 0 && k > 0) {
+        if (n > 0 && k > 0 && n <= kSmallLU) {
+          std::copy(B + i * nk, B + (i + 1) * nk, X + i * nk);
+          inf = small_trtrs(n, k, A + i * nn, upper, trans, unit, X + i * nk);
+          if (inf > 0) fill_nan(X + i * nk, nk);
+        } else if (n > 0 && k > 0) {
           to_cm(A + i * nn, n, n, w.data(), ld);
           to_cm(B + i * nk, n, k, x.data(), ld);
           trtrs(&ul, &tr, &dg, &N, &K, w.data(), &LD, x.data(), &LD, &inf);
@@ -959,10 +1132,8 @@ py::tuple eig(int provider, const py::array& a, bool vectors) {
 py::tuple gelsd(int provider, const py::array& a, const py::array& rhs, double rcond) {
   const char* op = "lapack_gelsd";
   provider_of(provider, op);
-  const Mats s = mats(a, op, "a"), t = mats(rhs, op, "b");
-  check_same_batch(s, t, op, "a", "b");
-  if (t.rows != s.rows) value_error(op, "b must have ", s.rows, " rows, got ", shape_str(rhs));
-  check_same_dtype(a, "a", rhs, "b", op);
+  const std::pair<Mats, Mats> st = system_args(a, rhs, op, "a", false);
+  const Mats s = st.first, t = st.second;
   return dispatch(FloatingComplexTypes{}, a, op, "a", [&](auto tag) -> py::tuple {
     using T = typename decltype(tag)::type;
     using R = real_of_t<T>;

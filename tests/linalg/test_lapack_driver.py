@@ -231,3 +231,140 @@ def test_gpu_host_fallback_warns_once():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         lb.host_fallback_warning("demo_op")    # the second time: silent
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_small_lu_path_matches_lapack_getrf(dtype):
+    """Up to 32 rows and columns the driver runs getf2's algorithm itself; the pivots
+    and info must be LAPACK's and the factors LAPACK's up to rounding."""
+    C = _native.extension
+    reg.resolve("linalg", "cpu")
+    getrf = scipy.linalg.get_lapack_funcs("getrf", dtype=np.dtype(dtype))
+    cases = [_mats((m, n), dtype, s) for s, (m, n) in enumerate([(1, 1), (2, 2), (7, 4), (4, 7),
+                                                                 (32, 32), (33, 33)])]
+    z = np.zeros((4, 4), dtype)
+    z[:, 1:] = _mats((4, 3), dtype, 9)          # a zero first column: info 1, no scaling
+    tie = np.array([[1.0, 2.0], [-1.0, 3.0]], dtype)   # |1| = |-1|: the first one wins
+    for a in cases + [z, tie, np.zeros((3, 3), dtype)]:
+        lu, piv, info = C.lapack_lu(0, a[None])
+        rlu, rpiv, rinfo = getrf(a)
+        np.testing.assert_array_equal(piv[0], rpiv[: min(a.shape)] + 1)
+        assert info[0] == rinfo
+        _close(lu[0], rlu, dtype)
+        if a.shape[0] == a.shape[1] and rinfo == 0:
+            b = _mats((a.shape[0], 3), dtype, 4)
+            x, _ = C.lapack_solve(0, a[None], b[None])
+            _close(x[0], np.linalg.solve(a.astype(np.complex128), b), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_triangular_solve_every_variant_matches_scipy(dtype):
+    """trans N/T/C, upper/lower, unit diagonal or not, on both sides of the driver's
+    small-matrix limit (32): against scipy.linalg.solve_triangular."""
+    C = _native.extension
+    reg.resolve("linalg", "cpu")
+    for n in (5, 40):
+        a = _mats((n, n), dtype, n) + 4 * np.eye(n, dtype=dtype)
+        b = _mats((n, 3), dtype, n + 1)
+        for upper in (True, False):
+            for trans in (0, 1, 2):
+                for unit in (False, True):
+                    x, info = C.lapack_triangular_solve(0, a[None], b[None], upper, trans, unit)
+                    want = scipy.linalg.solve_triangular(a, b, lower=not upper, trans=trans,
+                                                         unit_diagonal=unit)
+                    assert info[0] == 0
+                    _close(x[0], want, dtype)
+        z = np.triu(a)
+        z[2, 2] = 0
+        x, info = C.lapack_triangular_solve(0, z[None], b[None], True, 0, False)
+        assert info[0] == 3 and np.isnan(x).all()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_small_cholesky_path_matches_lapack_potrf(dtype):
+    """Up to 32x32 the driver runs potf2's algorithm itself: the factor equals LAPACK's
+    up to rounding and a failure reports LAPACK's info (the first bad pivot)."""
+    C = _native.extension
+    reg.resolve("linalg", "cpu")
+    potrf = scipy.linalg.get_lapack_funcs("potrf", dtype=np.dtype(dtype))
+    for n in (1, 3, 32, 33):
+        s = _spd((n, n), dtype, n)
+        l, info = C.lapack_cholesky(0, s[None])
+        rl, rinfo = potrf(s, lower=True)
+        assert info[0] == rinfo == 0
+        _close(l[0], np.tril(rl), dtype)
+        bad = s.copy()
+        bad[n // 2, n // 2] = -1e3 * n      # the first non-positive pivot at n // 2
+        _, info = C.lapack_cholesky(0, bad[None])
+        assert info[0] == potrf(bad, lower=True)[1] == n // 2 + 1
+
+
+def test_cusolver_table_wiring_with_a_numpy_stand_in(monkeypatch):
+    """No GPU here: the cusolver table's code runs on a stand-in CuPy made of numpy
+    (cupy.linalg -> numpy.linalg, cupyx.scipy.linalg -> scipy.linalg), checking its
+    wiring and info conventions against the lapack table. It never ran on a GPU."""
+    import sys
+    import types
+    fake = types.ModuleType("cupy")
+    fake.__dict__.update({k: getattr(np, k) for k in dir(np) if not k.startswith("__")})
+    fake.asnumpy = np.asarray
+    fake.linalg = np.linalg
+    cupyx = types.ModuleType("cupyx")
+    cupyx.scipy = types.ModuleType("cupyx.scipy")
+    cupyx.scipy.linalg = scipy.linalg
+    for name, mod in {"cupy": fake, "cupy.linalg": np.linalg, "cupyx": cupyx,
+                      "cupyx.scipy": cupyx.scipy, "cupyx.scipy.linalg": scipy.linalg}.items():
+        monkeypatch.setitem(sys.modules, name, mod)
+    gpu, cpu = lb.CuSolver(), reg.resolve("linalg", "cpu")
+    lb._warned.add("lu")     # the host fallback's one-time warning is tested above
+    a = _mats((3, 4, 4), "float64") + 4 * np.eye(4)
+    b = _mats((3, 4, 2), "float64", 1)
+    s = _spd((3, 4, 4), "float64", 2)
+    for name, args in [("solve", (a, b)), ("inv", (a,)), ("cholesky", (s,)),
+                       ("triangular_solve", (np.triu(a), b, True, "T", False)),
+                       ("eigh", (s, True, True)), ("svd", (a, "S")), ("qr", (a, "reduced")),
+                       ("lu", (a,)), ("eig", (a, False))]:
+        got, want = getattr(gpu, name)(*args), getattr(cpu, name)(*args)
+        for g, w in zip(got, want):
+            assert (g is None) == (w is None)
+            if g is None:
+                continue
+            if name in ("eigh", "svd") and g is not None and g.ndim == 3:
+                g, w = np.abs(g), np.abs(w)       # vectors up to sign
+            if name == "eig" and np.iscomplexobj(w):
+                g, w = np.sort_complex(g), np.sort_complex(w)
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), atol=1e-10)
+    # cuSOLVER returns inf/NaN for a singular matrix where numpy raises: info from that
+    result = np.stack([np.ones((2, 1)), np.full((2, 1), np.inf)])
+    assert lb._finite_info(fake, result, np.ones((2, 2, 2))).tolist() == [0, 1]
+    assert lb._finite_info(fake, result, np.full((2, 2, 2), np.nan)).tolist() == [0, 0]
+    _, info = gpu.triangular_solve(np.stack([np.eye(2), np.diag([1.0, 0.0])]),
+                                   np.ones((2, 2, 1)), True, "N", False)
+    assert info.tolist() == [0, 1]
+
+
+def test_concurrent_batches_restore_the_blas_setting():
+    """Batches running in several Python threads at once share one BLAS limit, and the
+    user's setting is back once all have finished."""
+    import threading
+    from threadpoolctl import threadpool_info
+    s = _t(_spd((64, 24, 24), "float64"))
+    weft.linalg.eigh(s)
+    before = [(d["filepath"], d["num_threads"]) for d in threadpool_info()]
+    errors = []
+
+    def work():
+        try:
+            for _ in range(5):
+                weft.linalg.eigh(s)
+                weft.linalg.inv(s)
+        except Exception as e:    # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert [(d["filepath"], d["num_threads"]) for d in threadpool_info()] == before

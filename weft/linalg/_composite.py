@@ -18,7 +18,7 @@ from ..ops.math.ufuncs import abs as abs_, cj, real, sqrt, where
 from ..ops.products import _mm, _mT
 from ..ops.reduction.aggregate import amax, amin, sum as _sum
 from ..ops.shape.views import expand, unsqueeze
-from ._common import compute_dtype, matrix_arg, mH, restore
+from ._common import backend_of, check_converged, compute_dtype, matrix_arg, mH, restore
 from ._solvers import _tri, inv
 
 __all__ = ["cholesky_inverse", "cholesky_solve", "cond", "matrix_norm", "matrix_power",
@@ -217,7 +217,13 @@ def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
     m, n = d.shape[-2], d.shape[-1]
     if min(m, n) == 0:
         return Tensor._wrap(xp.zeros(d.shape[:-2], dtype=np.int64))
-    s = xp.abs(xp.linalg.eigvalsh(d)) if hermitian else xp.linalg.svd(d, compute_uv=False)
+    be = backend_of(d, op)
+    if hermitian:
+        s, _, info = be.eigh(d, True, False)
+        s = xp.abs(s)
+    else:
+        _, s, _, info = be.svd(d, "N")
+    check_converged(op, info, d.shape[:-2])
     top = s.max(axis=-1)
 
     def value(t):   # a float, or a Tensor / array broadcast to the batch

@@ -1,4 +1,4 @@
-"""QR decomposition ``qr`` (reduced, complete, 'r') and ``householder_product``,
+"""QR decomposition ``qr`` (reduced, complete, 'r'), ``householder_product`` and ``ormqr``,
 batched, real and complex.
 
 Rule (torch's and Walter–Lehmann's; ``ᴴ`` conjugate transpose), for ``m ≥ n``::
@@ -28,7 +28,7 @@ from ..ops.shape.join import concat
 from ._common import backend_of, compute_dtype, matrix_arg, mH, restore
 from ._solvers import _tri
 
-__all__ = ["householder_product", "qr"]
+__all__ = ["householder_product", "ormqr", "qr"]
 
 _MODES = ("reduced", "complete", "r")
 
@@ -159,3 +159,87 @@ def householder_product(x, tau, name=None):
         qv = _mm(q, unsqueeze(v, -1))                             # [*, m, 1]
         q = q - unsqueeze(unsqueeze(tau[..., i], -1), -1) * _mm(qv, unsqueeze(cj(v), -2))
     return restore(q[..., :, :n], back)
+
+
+def _needs_grad(*ts):
+    from ..autograd.grad_mode import is_grad_enabled  # noqa: PLC0415
+    return is_grad_enabled() and any(not t.stop_gradient for t in ts)
+
+
+def ormqr(x, tau, y, left=True, transpose=False, name=None):
+    """Multiply ``y`` by the ``Q`` of Householder data ``(x, tau)`` (as from LAPACK
+    ``geqrf``): ``op(Q) @ y`` (``left=True``) or ``y @ op(Q)``, ``op(Q) = Qᴴ`` when
+    ``transpose`` (the conjugate transpose).
+
+    ``x [*, m, k]`` holds the reflectors below its diagonal, ``tau [*, k]``, ``y
+    [*, p, q]``, equal batch dimensions and dtypes (else ``AssertionError``, as in
+    Paddle). Which ``Q``: Paddle's reading, the thin ``Q = householder_product(x, tau)
+    [m, k]``, whenever ``y``'s size fits it; otherwise LAPACK's, the full ``m × m`` Q
+    (``y`` with ``m`` rows for ``left=True``, ``m`` columns for ``left=False``). The two
+    readings both fit, with different results, in two cases when ``m > k``:
+    ``left=True, transpose=True`` and ``left=False, transpose=False``; there the
+    Paddle (thin) reading is used, whose result is the first ``k`` rows (columns) of
+    LAPACK's. Differentiable in ``x``, ``tau`` and ``y``.
+
+    >>> import weft
+    >>> x = weft.to_tensor([[1.0], [1.0]], dtype="float64")   # v = (1, 1), H = I - v vᵀ
+    >>> tau = weft.to_tensor([1.0], dtype="float64")
+    >>> weft.linalg.ormqr(x, tau, weft.to_tensor([[1.0], [2.0]], dtype="float64")).tolist()
+    [[-2.0], [-1.0]]
+    """
+    from ..core.args import check_same_place, tensor_arg  # noqa: PLC0415
+    from ..ops.creation import zeros  # noqa: PLC0415
+    op = "ormqr"
+    x, tau, y = (tensor_arg(t, a, op) for t, a in ((x, "x"), (tau, "tau"), (y, "y")))
+    if not (x._data.dtype == tau._data.dtype == y._data.dtype):
+        raise AssertionError(f"{op}: x, tau and y must have the same dtype, got "
+                             f"{x._data.dtype.name}, {tau._data.dtype.name} and "
+                             f"{y._data.dtype.name}")
+    if not (x.ndim == tau.ndim + 1 == y.ndim and x.ndim >= 2):
+        raise AssertionError(f"{op}: x and y must have one more dimension than tau, at least "
+                             f"2, got shapes {x.shape}, {tau.shape} and {y.shape}")
+    if x.shape[-1] != tau.shape[-1]:
+        raise AssertionError(f"{op}: x.shape[-1] must equal tau.shape[-1], got {x.shape} and "
+                             f"{tau.shape}")
+    if not (x.shape[:-2] == tau.shape[:-1] == y.shape[:-2]):
+        raise AssertionError(f"{op}: x, tau and y must have equal batch dimensions, got "
+                             f"{x.shape[:-2]}, {tau.shape[:-1]} and {y.shape[:-2]}")
+    check_same_place(x, tau, op)
+    check_same_place(x, y, op)
+    x, back = matrix_arg(x, op, "x", square=False)
+    tau, _ = compute_dtype(tau, op, "tau")
+    y, _ = compute_dtype(y, op, "y")
+    m, k = x.shape[-2], x.shape[-1]
+    if k > m:
+        raise AssertionError(f"{op}: x must have at least as many rows as columns, got {x.shape}")
+    size = y.shape[-2] if left else y.shape[-1]
+    thin = size == ((m if transpose else k) if left else (k if transpose else m))
+    if not thin and size != m:
+        side = "rows" if left else "columns"
+        raise AssertionError(f"{op}: y must have {m} {side} (the full Q of x {x.shape}) or "
+                             f"{(m if transpose else k) if left else (k if transpose else m)} "
+                             f"(the thin Q), got shape {y.shape}")
+    if _needs_grad(x, tau, y):   # weft ops, so every order of derivative works
+        if not thin and m > k:
+            x = concat([x, zeros(x.shape[:-1] + [m - k], dtype=x._data.dtype)], axis=-1)
+        q = householder_product(x, tau)
+        q = mH(q) if transpose else q
+        return restore(_mm(q, y) if left else _mm(y, q), back)
+    return restore(_ormqr_values(x, tau, y, left, transpose, thin), back)
+
+
+def _ormqr_values(x, tau, y, left, transpose, thin):
+    """ormqr without a gradient: LAPACK's ormqr on the full Q, the thin reading by
+    zero-padding y and cropping the result."""
+    from ..core.tensor import Tensor  # noqa: PLC0415
+    a, t, c = x._data, tau._data, y._data
+    xp = xp_of(a)
+    m, k = a.shape[-2], a.shape[-1]
+    pad = thin and ((left and not transpose) or (not left and transpose))
+    if pad:   # Q_thin @ y = Q [y; 0]; y @ Q_thinᴴ = [y, 0] @ Qᴴ
+        widths = [(0, 0)] * (c.ndim - 2) + ([(0, m - k), (0, 0)] if left else [(0, 0), (0, m - k)])
+        c = xp.pad(c, widths)
+    out = backend_of(a, "ormqr").ormqr(a, t, c, left, transpose)
+    if thin and not pad:   # Q_thinᴴ y and y Q_thin: the first k rows / columns
+        out = out[..., :k, :] if left else out[..., :, :k]
+    return Tensor._wrap(xp.ascontiguousarray(out))

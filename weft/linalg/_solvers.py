@@ -28,6 +28,8 @@ phase for complex input, whose gradient is the imaginary part in ``c``.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
@@ -104,11 +106,28 @@ _solve = Primitive("linalg_solve", _solve_fwd)
 
 
 def _solve_vjp_b(g, x, a, b):
-    return apply(_solve, mH(a), g)
+    return _shared_gb(g, a, b, lambda: apply(_solve, mH(a), g))
 
 
 def _solve_vjp_a(g, x, a, b):
     return -_mm(_solve_vjp_b(g, x, a, b), mH(x))
+
+
+# Both rules of a solve need gB = op(A)⁻ᴴ g, the cost of another solve. The engine
+# calls a node's rules one after the other, A's first, so A's rule keeps the gB it
+# computed for B's rule to take (when B needs a gradient too), instead of solving twice.
+_pending = threading.local()
+
+
+def _shared_gb(g, a, b, compute):
+    kept = getattr(_pending, "gb", None)
+    _pending.gb = None
+    if kept is not None and kept[0] is g and kept[1] is a:
+        return kept[2]
+    gb = compute()
+    if not b.stop_gradient:
+        _pending.gb = (g, a, gb)
+    return gb
 
 
 defvjp(_solve, _solve_vjp_a, _solve_vjp_b, save={0: (0,), 1: (0,)})
@@ -194,7 +213,8 @@ _tri = Primitive("linalg_triangular_solve", _tri_fwd)
 
 
 def _tri_vjp_b(g, x, a, b, *, upper, transpose, unit):
-    return apply(_tri, cj(a), g, upper=upper, transpose=not transpose, unit=unit)
+    return _shared_gb(g, a, b, lambda: apply(_tri, cj(a), g, upper=upper,
+                                             transpose=not transpose, unit=unit))
 
 
 def _tri_vjp_a(g, x, a, b, *, upper, transpose, unit):

@@ -153,6 +153,48 @@ def _broadcast(a, b):
     return shape, np.broadcast_to(a, shape + a.shape[-2:]), np.broadcast_to(b, shape + b.shape[-2:])
 
 
+class _OneBlasThread:
+    """Holds every loaded BLAS to one thread while any batch runs, in any thread.
+
+    threadpoolctl's limit is process-wide, so nested or concurrent batches share one
+    limit: the first to start sets it and the last to finish restores the user's
+    setting (limits set and restored per call from two Python threads could restore in
+    the wrong order and leave the BLAS on one thread for good).
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._limiter = None
+        self._pools = None
+
+    def forget_libraries(self):
+        """Call after loading a BLAS (MKL): the next limit lists the libraries again."""
+        with self._lock:
+            self._pools = None
+
+    def __enter__(self):
+        with self._lock:
+            if self._depth == 0:
+                if self._pools is None:   # listing the loaded libraries costs ~1 ms
+                    from threadpoolctl import ThreadpoolController  # noqa: PLC0415
+                    self._pools = ThreadpoolController().select(user_api="blas")
+                self._limiter = self._pools.limit(limits=1)
+            self._depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0:
+                self._limiter.restore_original_limits()
+                self._limiter = None
+        return False
+
+
+_one_blas_thread = _OneBlasThread()
+
+
 class Lapack(LinalgBackend):
     """weft's batch-parallel LAPACK driver over the routines of ``provider`` (0: the
     LAPACK scipy ships, 1: MKL), registered from ``pointers`` (name → address)."""
@@ -163,23 +205,12 @@ class Lapack(LinalgBackend):
         self.name = name
         self.lib = lib
         self._p = provider
-        self._pool = None
-        self._lock = threading.Lock()
-
-    def _blas_pools(self):
-        # Built once (listing the loaded libraries costs ~1 ms); after the provider's
-        # library is loaded, so that MKL is among them.
-        if self._pool is None:
-            with self._lock:
-                if self._pool is None:
-                    from threadpoolctl import ThreadpoolController  # noqa: PLC0415
-                    self._pool = ThreadpoolController().select(user_api="blas")
-        return self._pool
+        _one_blas_thread.forget_libraries()   # a provider may have loaded a BLAS (MKL)
 
     def _run(self, fn, batch, *args):
         """``fn(provider, *args)``; with several matrices, the BLAS on one thread."""
         if batch > 1:
-            with self._blas_pools().limit(limits=1):
+            with _one_blas_thread:
                 return fn(self._p, *args)
         return fn(self._p, *args)
 

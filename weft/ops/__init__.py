@@ -2,8 +2,8 @@
 in ``__all__`` and the Tensor methods it provides in ``__tensor_methods__``; this package
 re-exports the first and attaches the second (``weft.core.tensor.add_methods``).
 
-``primitives`` holds the gather/scatter primitives the families share; ``decomp`` the
-factorisations that ``weft.sparse.pca_lowrank`` differentiates through.
+``primitives`` holds the gather/scatter primitives the families share. Factorisations
+(QR, SVD, solves) are ``weft.linalg``'s.
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ then ``Qᵀ Ā`` [q, M] is small and its dense SVD gives ``U = Q Ũ``, ``S``, ``
 ``Āᵀ Y = Aᵀ Y - c (1ᵀ Y)``, each a sparse @ dense product plus a rank-one term.
 
 Every step is a weft op (sparse @ dense products, the column means as
-``1ᵀ A / N``, and the reduced QR / thin SVD of ``weft.ops.decomp``), so the
+``1ᵀ A / N``, and ``weft.linalg``'s reduced QR and SVD), so the
 result is differentiable with respect to ``x``'s values "through the dense ops
 used" (api-sparse.md §3.2): the gradient of the randomized algorithm's own output
 for its random start, masked to ``x``'s pattern. It is not the gradient of the
@@ -24,7 +24,7 @@ import numpy as np
 from ..core.random import default_generator
 from ..core.tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
-from ..ops.decomp import qr_reduced, rank_deficient, svd_thin
+from ..linalg import qr, svd
 from ..ops.products import _mm, _mT
 from ..ops.reduction.aggregate import sum as _sum
 from . import _kernels as K
@@ -101,8 +101,8 @@ def _pca(a, n, m, q, center, niter, dtype, check_rank):
         return out - _mm(_sum(ut, axis=1, keepdim=True), c) if center else out
 
     def orth(v):
-        basis, r = qr_reduced(v)
-        if check_rank and rank_deficient(r, v.shape):
+        basis, r = qr(v)
+        if check_rank and _rank_deficient(r, v.shape):
             # the basis then has arbitrary columns, with no gradient: say so now, not
             # with a singular solve in the backward pass
             bound = f" (centring leaves at most N - 1 = {n - 1})" if center else ""
@@ -116,8 +116,19 @@ def _pca(a, n, m, q, center, niter, dtype, check_rank):
     basis = orth(apply_a(r))
     for _ in range(niter):
         basis = orth(apply_a(orth(_mT(apply_at_t(basis)))))
-    u, s, vt = svd_thin(apply_at_t(basis))  # of Qᵀ Ā, [q, M]
+    u, s, vt = svd(apply_at_t(basis))  # of Qᵀ Ā, [q, M]
     return _mm(basis, u), s, _mT(vt)
+
+
+def _rank_deficient(r, shape):
+    """Whether the triangular factor ``r`` of a QR of an array of ``shape`` is singular
+    to working precision: its smallest diagonal entry within ``max(shape) · eps`` of the
+    largest (numpy's rank tolerance)."""
+    xp = K.xp_of_array(r._data)
+    diag = xp.abs(xp.diagonal(r._data))
+    if not diag.size:
+        return False
+    return float(diag.min()) <= max(shape) * np.finfo(diag.dtype).eps * float(diag.max())
 
 
 __all__ = ["pca_lowrank"]

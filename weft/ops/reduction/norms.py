@@ -7,6 +7,7 @@ import numpy as np
 
 from ...autograd.engine import apply, defvjp, Primitive
 from ...core import dtype as _dt
+from ...core.backend import resolve
 from ...core.args import (accept_aliases, diagonal_args, normalize_axes, normalize_axis,
                           tensor_arg, xp_of)
 from ...core.tensor import Tensor
@@ -64,9 +65,25 @@ def _pnorm_vjp(g, ans, x, p, axis, keepdim):
     return ge * sgn(x) * t
 
 
-def _svd_values(x, kind):
+def _svd(x, vectors):
+    """The SVD of ``weft.linalg``'s backend (its batch-parallel LAPACK driver on the CPU),
+    reached through the backend registry since ops sits below linalg. Until
+    ``weft.linalg`` is imported and attaches its tables, the registry hands out the bare
+    library modules, and numpy's (CuPy's) SVD is used."""
     xp = xp_of(x)
-    s = xp.linalg.svd(x, compute_uv=False)
+    be = resolve("linalg", "cpu" if xp is np else "gpu", caller="norm")
+    if not hasattr(be, "svd"):
+        return xp.linalg.svd(x, full_matrices=False) if vectors else \
+            (None, xp.linalg.svd(x, compute_uv=False), None)
+    u, s, vh, info = be.svd(x, "S" if vectors else "N")
+    if np.asarray(info).any():
+        raise np.linalg.LinAlgError("norm: the SVD did not converge (or the input holds NaN "
+                                    "or infinity)")
+    return u, s, vh
+
+
+def _svd_values(x, kind):
+    s = _svd(x, False)[1]
     if kind == "nuc":
         return s.sum(axis=-1)
     return s[..., 0] if kind == 2 else s[..., -1]
@@ -74,8 +91,7 @@ def _svd_values(x, kind):
 
 def _svd_factor(x, kind):
     """U V^H (nuclear) or the outer product of the extreme singular vectors (2, -2)."""
-    xp = xp_of(x)
-    u, _, vh = xp.linalg.svd(x, full_matrices=False)
+    u, _, vh = _svd(x, True)
     if kind == "nuc":
         return u @ vh
     k = slice(0, 1) if kind == 2 else slice(-1, None)
