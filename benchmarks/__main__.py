@@ -1,7 +1,8 @@
 """``python -m benchmarks <area> [--quick] [--json PATH]``: weft against its peers.
 
-Areas: core, autograd, nn, sparse, sparse_structural, geometric, gnn, fft, interop. Each
-prints a table of medians with ratios and writes ``benchmarks/results/<area>.json``.
+Areas: core, autograd, nn, sparse, sparse_structural, geometric, gnn, fft, interop,
+distribution. Each prints a table of medians with ratios and writes
+``benchmarks/results/<area>.json``.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import argparse
 import importlib
 
 AREAS = ["core", "autograd", "nn", "sparse", "sparse_structural", "geometric", "gnn", "fft",
-         "interop"]
+         "interop", "distribution"]
 
 
 def main(argv=None):
