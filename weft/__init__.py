@@ -29,7 +29,8 @@ from .sparse.tensor import SparseLayoutError, UnsupportedDtypeError
 # Subpackages and a few names load on first use, so that `import weft` stays fast
 # and pays only for the core (PEP 562).
 _LAZY_MODULES = {"nn", "optimizer", "regularizer", "incubate", "utils", "geometric",
-                 "datasets", "examples", "device", "fft", "linalg"}
+                 "datasets", "examples", "device", "fft", "linalg",
+                 "distribution"}
 _LAZY_NAMES = {"save": "core.serialization", "load": "core.serialization",
                "from_dlpack": "core.dlpack",
                "show_config": "core.config", "ParamAttr": "nn", "create_parameter": "nn",

@@ -1,0 +1,41 @@
+"""Probability distributions, transforms and KL divergences (``paddle.distribution``,
+plus PyTorch's extra families, transforms and constraints).
+
+Every family is in a module of its own; ``kl_divergence`` dispatches on the registered
+pairs (closed forms in ``kl_pairs``). See ``docs/distribution.md``.
+"""
+from . import constraints, variable
+from .constraints import Constraint
+from .distribution import Distribution, set_validate_args
+from .exponential_family import ExponentialFamily
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .transform import (AbsTransform, AffineTransform, CatTransform, ChainTransform,
+                        CorrCholeskyTransform, CumulativeDistributionTransform, ExpTransform,
+                        IndependentTransform, LowerCholeskyTransform,
+                        PositiveDefiniteTransform, PowerTransform, ReshapeTransform,
+                        SigmoidTransform, SoftmaxTransform, SoftplusTransform, StackTransform,
+                        StickBreakingTransform, TanhTransform, Transform, Type, biject_to,
+                        identity_transform, transform_to)
+from .transformed_distribution import TransformedDistribution
+
+# ---- families of helper `dist` ---------------------------------------------------
+from .exponential import Exponential
+from .normal import Normal
+
+# ---- families of helper `distg` (Gamma-related; one import line per module) -------
+
+# ---- closed-form KL pairs (kl_pairs.py, registered on import) ----------------------
+
+__all__ = [
+    "Distribution", "ExponentialFamily", "Independent", "TransformedDistribution",
+    "kl_divergence", "register_kl", "set_validate_args", "constraints", "variable",
+    "Constraint", "Type", "Transform", "AbsTransform", "AffineTransform", "ChainTransform",
+    "ExpTransform", "IndependentTransform", "PowerTransform", "ReshapeTransform",
+    "SigmoidTransform", "SoftmaxTransform", "StackTransform", "StickBreakingTransform",
+    "TanhTransform", "SoftplusTransform", "CumulativeDistributionTransform", "CatTransform",
+    "LowerCholeskyTransform", "CorrCholeskyTransform", "PositiveDefiniteTransform",
+    "identity_transform", "biject_to", "transform_to",
+    # families (dist)
+    "Exponential", "Normal",
+]
