@@ -26,6 +26,9 @@ from .normal import Normal
 # ---- families of helper `distg` (Gamma-related; one import line per module) -------
 
 # ---- closed-form KL pairs (kl_pairs.py, registered on import) ----------------------
+from . import kl_pairs as _kl_pairs  # noqa: E402
+
+_kl_pairs.register_all()
 
 __all__ = [
     "Distribution", "ExponentialFamily", "Independent", "TransformedDistribution",

@@ -721,8 +721,12 @@ def _poisson_binomial(p, q):
 # ----------------------------------------------------------------------------------
 
 def register_all():
-    """Register every pair of ``PAIRS`` (called once the package's classes exist)."""
+    """Register every pair of ``PAIRS`` whose two classes the package defines (called
+    at the end of its ``__init__``; ``tests/distribution/test_kl_pairs.py`` checks
+    that all of them are)."""
     from .. import distribution as _pkg
 
     for p_name, q_name, fn in PAIRS:
-        register_kl(getattr(_pkg, p_name), getattr(_pkg, q_name))(fn)
+        cls_p, cls_q = getattr(_pkg, p_name, None), getattr(_pkg, q_name, None)
+        if cls_p is not None and cls_q is not None:
+            register_kl(cls_p, cls_q)(fn)
