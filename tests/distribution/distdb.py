@@ -36,13 +36,18 @@ How to write an entry (``db_dist.py`` has many examples)::
   the exception type (e.g. ``{"icdf": NotImplementedError}``; properties included).
 - ``values(rng, ref, shape)``: points of the support of shape ``shape`` (sample dims +
   batch + event); the default draws ``ref.ppf`` at uniform probabilities, which suits
-  univariate families. ``event_shape(params)`` gives the event shape (default ``()``).
+  univariate families. ``event_shape(params)`` gives the event shape (default ``()``);
+  ``value_shape(batch, event)`` the shape of the test values (default
+  ``(2,) + batch + event``: a sample dim that broadcasts against the batch).
 - ``has_rsample``: rsample exists and its gradients are checked against finite
-  differences of a seeded expectation (``rsample_rtol``). ``discrete``: integer
+  differences of a seeded expectation (``rsample_rtol``), unless ``rsample_fd_skip``
+  says why that cannot work (implicit reparameterisation of a rejection sampler). ``discrete``: integer
   support (no value gradient, pmf names). Univariate continuous entries also get the
   Kolmogorov-Smirnov test (``ks``); ``moments`` checks sample mean and variance.
 - ``invalid``: parameter dicts (numpy, 1-D) that must raise ValueError under
-  ``set_validate_args(True)``; ``outside(params)``: values outside the support,
+  ``set_validate_args(True)`` (and construct without it, as in Paddle, unless
+  ``invalid_constructs=False``: a covariance that is not positive definite cannot be
+  factored); ``outside(params)``: values outside the support,
   which must give ``-inf`` log-densities (and ValueError under validation).
 - ``sample_dtype``: ``None`` = the parameter dtype, or a numpy dtype (Categorical: int64).
 """
@@ -102,18 +107,24 @@ class DistInfo:
     raises: dict = field(default_factory=dict)
     values: Callable | None = None
     event_shape: Callable[[dict], tuple] = lambda p: ()
+    value_shape: Callable[[tuple, tuple], tuple] = lambda batch, event: (2,) + batch + event
     discrete: bool = False
     has_rsample: bool = False
     rsample_rtol: float = 1e-4
+    # why finite differences of a seeded expectation cannot check this rsample (None:
+    # they can); implicit-reparameterisation entries are checked in their own tests
+    rsample_fd_skip: str | None = None
     moments: bool = True
     ks: bool | None = None           # None: on for univariate continuous entries
     invalid: list = field(default_factory=list)
+    invalid_constructs: bool = True  # False: invalid parameters fail even unvalidated
     outside: Callable[[dict], np.ndarray] | None = None
     sample_dtype: Any = None
     dtypes: tuple = FLOATS
     batch_cases: tuple = ("0-D", "1-D", "2-D", "broadcast")
     tol: dict = field(default_factory=dict)      # method -> (rtol, atol) overrides
     gradcheck: bool = True
+    gradcheck_cases: tuple = ("1-D", "broadcast")
     value_grad: bool | None = None   # None: on for continuous entries
     seed: int = 0
 
@@ -160,9 +171,11 @@ class DistInfo:
         d = self.build(**ts, **self.fixed)
         return (d, ts) if leaves else d
 
-    def sample_values(self, params, shape, seed=1):
+    def sample_values(self, params, seed=1):
+        """Points of the support of shape ``value_shape(batch, event)``."""
         rng = np.random.default_rng(seed)
-        full = tuple(shape) + self.batch_shape(params) + tuple(self.event_shape(params))
+        full = tuple(self.value_shape(self.batch_shape(params),
+                                      tuple(self.event_shape(params))))
         if self.values is not None:
             return np.asarray(self.values(rng, self.broadcast(params), full), np.float64)
         return _default_values(rng, self.reference(params), full)

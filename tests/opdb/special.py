@@ -20,9 +20,10 @@ def _real_errors(op):
     return gen
 
 
-def _unary(name, ref, low, high, **kw):
+def _unary(name, ref, low, high, method=True, **kw):
     return OpInfo(name, getattr(weft, name), _keep(ref), unary_samples(low, high),
-                  dtypes=FLOATS, method=name, error_inputs=_real_errors(name), **kw)
+                  dtypes=FLOATS, method=name if method else None,
+                  error_inputs=_real_errors(name), **kw)
 
 
 def _polygamma_samples(dtype, rng):
@@ -57,20 +58,22 @@ def _multigammaln_errors(rng):
 
 
 def _gammainc_samples(dtype, rng):
-    # the shape parameter x is not differentiable: only y (index 1) is checked
-    def a(s, **kw):
-        return make_arg(s, dtype, rng, 0.5, 3.0, **kw)
+    # both arguments are differentiable (the shape by series / continued fraction /
+    # quadrature); the "large shape" case reaches the quadrature branch
+    def a(s, lo=0.5, hi=3.0, **kw):
+        return make_arg(s, dtype, rng, lo, hi, **kw)
 
-    def b(s, **kw):
-        return make_arg(s, dtype, rng, 0.2, 4.0, **kw)
+    def b(s, lo=0.2, hi=4.0, **kw):
+        return make_arg(s, dtype, rng, lo, hi, **kw)
 
-    yield SampleInput(a((4,)), b((4,)), grad_args=(1,), name="same")
-    yield SampleInput(a((3, 1)), b((1, 4)), grad_args=(1,), name="broadcast both")
-    yield SampleInput(a(()), b((5,)), grad_args=(1,), name="0-D shape")
-    yield SampleInput(a((0, 2)), b((2,)), grad_args=(1,), name="empty")
-    yield SampleInput(a((2, 3), noncontig=True), b((2, 3), noncontig=True), grad_args=(1,),
-                      name="noncontig")
-    yield SampleInput(a((3,)), 1.5, grad_args=(1,), name="scalar y")
+    yield SampleInput(a((4,)), b((4,)), name="same")
+    yield SampleInput(a((3, 1)), b((1, 4)), name="broadcast both")
+    yield SampleInput(a(()), b((5,)), name="0-D shape")
+    yield SampleInput(a((0, 2)), b((2,)), name="empty")
+    yield SampleInput(a((2, 3), noncontig=True), b((2, 3), noncontig=True), name="noncontig")
+    yield SampleInput(a((3,)), 1.5, name="scalar y")
+    yield SampleInput(a((4,), 15.0, 40.0), b((4,), 10.0, 45.0), name="large shape")
+    yield SampleInput(a((4,), 0.05, 0.5), b((4,), 1.5, 6.0), name="small shape, upper tail")
 
 
 def _gammainc_errors(name):
@@ -106,8 +109,57 @@ def _logit_errors(rng):
     yield ErrorInput(SampleInput(make_arg((3,), "complex64", rng)), TypeError, "real")
 
 
+def _tuple_samples(*ranges, grad_args=None):
+    """Samples of an n-ary elementwise op: one value range per operand."""
+    def gen(dtype, rng):
+        shapes = [[(4,)] * len(ranges), [(3, 1)] + [(1, 4)] * (len(ranges) - 1),
+                  [()] + [(5,)] * (len(ranges) - 1), [(0, 2)] + [(2,)] * (len(ranges) - 1)]
+        for name, sh in zip(("same", "broadcast", "0-D first", "empty"), shapes):
+            yield SampleInput(*[make_arg(s, dtype, rng, lo, hi) for s, (lo, hi) in
+                                zip(sh, ranges)], grad_args=grad_args, name=name)
+        yield SampleInput(*[make_arg((2, 3), dtype, rng, lo, hi, noncontig=True)
+                            for lo, hi in ranges], grad_args=grad_args, name="noncontig")
+    return gen
+
+
+def _nary_errors(op, nargs):
+    def gen(rng):
+        x = make_arg((3,), "float64", rng, 0.2, 0.8)
+        yield ErrorInput(SampleInput(*([x] * (nargs - 1) + [make_arg((4,), "float64", rng)])),
+                         ValueError, f"{op}: the shapes of the operands do not broadcast")
+        yield ErrorInput(SampleInput(*([make_arg((3,), "complex128", rng)] + [x] * (nargs - 1))),
+                         TypeError, "real")
+    return gen
+
+
+def _nary(name, ref, samples, **kw):
+    return OpInfo(name, getattr(weft, name),
+                  lambda *a: np.asarray(ref(*a)).astype(a[0].dtype), samples, dtypes=FLOATS,
+                  error_inputs=_nary_errors(name, kw.pop("nargs", 2)), **kw)
+
+
+def _log_ndtr_samples(dtype, rng):
+    yield from unary_samples(-5.0, 5.0)(dtype, rng)
+    # the far lower tail, where ndtr underflows and the log-space derivative matters
+    yield SampleInput(make_arg((4,), dtype, rng, -30.0, -20.0), name="lower tail")
+
+
 OPS = [
     _unary("erf", sps.erf, -2.0, 2.0),
+    _unary("erfc", sps.erfc, -2.0, 2.0, method=False),
+    _unary("erfcx", sps.erfcx, -2.0, 3.0, method=False),
+    _unary("ndtr", sps.ndtr, -3.0, 3.0, method=False),
+    _unary("ndtri", sps.ndtri, 0.05, 0.95, method=False),
+    OpInfo("log_ndtr", weft.log_ndtr, _keep(sps.log_ndtr), _log_ndtr_samples, dtypes=FLOATS,
+           error_inputs=_real_errors("log_ndtr")),
+    _nary("xlog1py", sps.xlog1py, _tuple_samples((-2.0, 2.0), (-0.5, 2.0))),
+    _nary("betaln", sps.betaln, _tuple_samples((0.3, 4.0), (0.3, 4.0))),
+    # shape derivatives of the incomplete beta are not implemented: only x is checked
+    _nary("betainc", sps.betainc, _tuple_samples((0.5, 3.0), (0.5, 3.0), (0.1, 0.9),
+                                                 grad_args=(2,)), nargs=3),
+    _nary("betaincinv", sps.betaincinv, _tuple_samples((0.5, 3.0), (0.5, 3.0), (0.1, 0.9),
+                                                       grad_args=(2,)), nargs=3),
+    _nary("gammaincinv", sps.gammaincinv, _tuple_samples((0.5, 3.0), (0.1, 0.9))),
     _unary("erfinv", sps.erfinv, -0.9, 0.9),
     _unary("lgamma", sps.gammaln, 0.2, 4.0),
     _unary("gammaln", sps.gammaln, 0.2, 4.0),
@@ -144,11 +196,11 @@ def _ip_like(name, base, samples=None):
 
 
 def _gammainc_ip_samples(dtype, rng):
-    # y must broadcast to the updated x; x (the shape) is not differentiable
+    # y must broadcast to the updated x
     yield SampleInput(make_arg((3, 4), dtype, rng, 0.5, 3.0), make_arg((4,), dtype, rng, 0.2, 4.0),
-                      grad_args=(1,), name="broadcast")
+                      name="broadcast")
     yield SampleInput(make_arg((), dtype, rng, 0.5, 3.0), make_arg((), dtype, rng, 0.2, 4.0),
-                      grad_args=(1,), name="0-D")
+                      name="0-D")
 
 
 _BY_NAME = {o.name: o for o in OPS}

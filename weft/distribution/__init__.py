@@ -20,10 +20,37 @@ from .transform import (AbsTransform, AffineTransform, CatTransform, ChainTransf
 from .transformed_distribution import TransformedDistribution
 
 # ---- families of helper `dist` ---------------------------------------------------
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .cauchy import Cauchy
 from .exponential import Exponential
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfCauchy, HalfNormal
+from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
+from .lognormal import LogNormal
+from .multinomial import Multinomial
+from .multivariate_normal import LowRankMultivariateNormal, MultivariateNormal
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
+from .uniform import Uniform
 
 # ---- families of helper `distg` (Gamma-related; one import line per module) -------
+from .gamma import Gamma
+from .chi2 import Chi2
+from .beta import Beta
+from .dirichlet import Dirichlet
+from .student_t import StudentT
+from .binomial import Binomial
+from .poisson import Poisson
+from .weibull import Weibull
+from .pareto import Pareto
+from .kumaraswamy import Kumaraswamy
+from .inverse_gamma import InverseGamma
+from .fisher_snedecor import FisherSnedecor
+from .negative_binomial import NegativeBinomial
+from .von_mises import VonMises
 
 # ---- closed-form KL pairs (kl_pairs.py, registered on import) ----------------------
 from . import kl_pairs as _kl_pairs  # noqa: E402
@@ -40,5 +67,10 @@ __all__ = [
     "LowerCholeskyTransform", "CorrCholeskyTransform", "PositiveDefiniteTransform",
     "identity_transform", "biject_to", "transform_to",
     # families (dist)
-    "Exponential", "Normal",
+    "Bernoulli", "Categorical", "Cauchy", "Exponential", "Geometric", "Multinomial",
+    "OneHotCategorical", "Gumbel", "HalfCauchy", "HalfNormal", "Laplace", "LogNormal",
+    "Normal", "Uniform", "MultivariateNormal", "LowRankMultivariateNormal", "LKJCholesky",
+    # families (distg)
+    "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Binomial", "Poisson", "Weibull",
+    "Pareto", "Kumaraswamy", "InverseGamma", "FisherSnedecor", "NegativeBinomial", "VonMises",
 ]

@@ -195,3 +195,89 @@ def sum_rightmost(x, n):
 
 def full_like_shape(value, shape, like):
     return ops.full(list(shape), value, dtype=like.dtype)
+
+
+def categorical_indices(gen, probs, lead):
+    """Indices drawn from the rows of ``probs`` (a backend array ``batch + (K,)`` of
+    non-negative weights), of shape ``lead + batch``.
+
+    One inverse-cdf search for all rows at once: each row's cdf is shifted by its row
+    number, so the concatenated cdfs are sorted and a single ``searchsorted`` of
+    ``u + row`` finds every draw (float64 keeps the shifted cdf exact to ~1e-12)."""
+    xp = np if _is_np(gen) else __import__("cupy")
+    batch = probs.shape[:-1]
+    k = probs.shape[-1]
+    rows = int(np.prod(batch, dtype=np.int64))
+    cdf = xp.cumsum(probs.reshape(rows, k), axis=-1, dtype=np.float64)
+    cdf /= cdf[:, -1:]
+    offs = xp.arange(rows, dtype=np.float64)
+    cdf += offs[:, None]
+    u = std_uniform(gen, tuple(lead) + (rows,), np.dtype(np.float64))
+    u += offs
+    idx = xp.searchsorted(cdf.ravel(), u.ravel(), side="right").reshape(u.shape)
+    idx -= (xp.arange(rows, dtype=np.int64) * k)
+    xp.clip(idx, 0, k - 1, out=idx)
+    return idx.reshape(tuple(lead) + tuple(batch))
+
+
+def softmax_array(logits):
+    """Softmax of a backend array over its last axis (no graph: for samplers)."""
+    xp = np if type(logits) is np.ndarray else __import__("cupy")
+    e = logits - logits.max(axis=-1, keepdims=True)
+    xp.exp(e, out=e)
+    e /= e.sum(axis=-1, keepdims=True)
+    return e
+
+
+def enumerate_values(values, batch, expand):
+    """``values`` (a Tensor of shape ``(n,) + event``) laid out along a new leading dim
+    before ``batch`` (expanded when ``expand``, else of size 1)."""
+    n = values.shape[0]
+    event = values.shape[1:]
+    v = values.reshape([n] + [1] * len(batch) + event)
+    return ops.broadcast_to(v, [n] + list(batch) + event) if expand else v
+
+
+def std_gamma(gen, alpha, shape, dtype):
+    """Standard Gamma draws (rate 1) of concentration ``alpha`` (a backend array that
+    broadcasts to ``shape``); no gradient (``weft.standard_gamma`` has one)."""
+    w = _work(dtype)
+    a = alpha.astype(w, copy=False)
+    out = gen.standard_gamma(a, size=tuple(shape), dtype=w)
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
+def std_beta(gen, a, b, shape, dtype):
+    """Beta(a, b) draws as ``G_a / (G_a + G_b)`` (no gradient)."""
+    ga = std_gamma(gen, a, shape, dtype)
+    gb = std_gamma(gen, b, shape, dtype)
+    gb += ga
+    ga /= gb
+    return ga
+
+
+def tri_mahalanobis(lower, diff):
+    """``‖L⁻¹ d‖²`` over the last axis for lower-triangular ``L`` (``batch_L + (k, k)``)
+    and ``d`` (``sample + batch + (k,)``), with ONE triangular solve: the sample dims
+    (and any batch dims ``L`` lacks) become right-hand-side columns, so a shared ``L``
+    costs a single BLAS call however many vectors there are."""
+    k = diff.shape[-1]
+    nbl = len(lower.shape) - 2
+    full = broadcast_shape(diff.shape[:-1], lower.shape[:-2])
+    if diff.shape[:-1] != full:
+        diff = ops.broadcast_to(diff, full + [k])
+    lead = full[:len(full) - nbl]                  # dims L does not have
+    bl = full[len(full) - nbl:]
+    n = len(lead)
+    # (lead, bl, k) -> (bl, k, lead) -> (bl, k, prod(lead))
+    perm = list(range(n, n + nbl)) + [n + nbl] + list(range(n))
+    cols = ops.transpose(diff, perm).reshape(bl + [k, -1]) if n else diff.unsqueeze(-1)
+    from ..linalg import triangular_solve
+
+    z = triangular_solve(lower, cols, upper=False)
+    m = (z * z).sum(axis=-2)                        # (bl, prod(lead))
+    if not n:
+        return m.squeeze(-1)
+    m = m.reshape(bl + lead)
+    back = list(range(nbl, nbl + n)) + list(range(nbl))
+    return ops.transpose(m, back)

@@ -53,7 +53,7 @@ class Exponential(ExponentialFamily):
     def log_prob(self, value):
         value = self._value(value)
         lp = self.rate.log() - self.rate * value
-        return ops.where(value >= 0, lp, ops.full_like(lp, float("-inf")))
+        return ops.where(value >= 0, lp, float("-inf"))
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

@@ -12,7 +12,6 @@ from .distribution import Distribution
 
 __all__ = ["Normal"]
 
-_SQRT2 = math.sqrt(2.0)
 _LOG_PI = math.log(math.pi)
 
 
@@ -110,13 +109,13 @@ class Normal(Distribution):
         """``Φ((x - loc) / scale)``."""
         self._real_only("cdf")
         value = self._value(value, "cdf", check=False)
-        return 0.5 * (1.0 + ops.erf((value - self.loc) / (self.scale * _SQRT2)))
+        return ops.ndtr((value - self.loc) / self.scale)
 
     def icdf(self, value):
         """``loc + scale Φ⁻¹(q)``."""
         self._real_only("icdf")
         q = self._validate_prob(self._value(value, "icdf", check=False))
-        return self.loc + self.scale * (_SQRT2 * ops.erfinv(2.0 * q - 1.0))
+        return self.loc + self.scale * ops.ndtri(q)
 
     def _real_only(self, op):
         if self._complex:

@@ -16,12 +16,15 @@ import numbers
 import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
+from ..core import dtype as _dt
 from ..core.tensor import Tensor
-from ..core.args import tensor_arg
+from ..core.args import check_same_place, tensor_arg
+from . import _igamma_shape
 from ._support import binary_operands, require_float
+from .cast import cast
 from ..core.place import special_module
 from .math.functions import xlogy
-from .math.ufuncs import cos, exp, sign, where
+from .math.ufuncs import cos, exp, log, log1p, sign, where
 
 _ndarray = np.ndarray
 
@@ -117,12 +120,54 @@ _multigammaln = Primitive("multigammaln", _multigammaln_fwd)
 _logit = Primitive("logit", _logit_fwd)
 
 
+def _sf_n(fname):
+    """Forward of an n-ary scipy.special ufunc on same-dtype arrays, keeping the dtype."""
+    def fwd(*xs):
+        return _like(getattr(special_module(xs[0]), fname)(*xs), xs[0])
+    return fwd
+
+
+def _xlog1py_fwd(x, y):
+    # scipy's xlog1py: 0 where x == 0 whatever log1p(y) is
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _like(special_module(x).xlog1py(x, y), x)
+
+
+_erfc = Primitive("erfc", _sf("erfc"))
+_erfcx = Primitive("erfcx", _sf("erfcx"))
+_ndtr = Primitive("ndtr", _sf("ndtr"))
+_ndtri = Primitive("ndtri", _sf("ndtri"))
+_log_ndtr = Primitive("log_ndtr", _sf("log_ndtr"))
+_xlog1py = Primitive("xlog1py", _xlog1py_fwd)
+_betaln = Primitive("betaln", _sf_n("betaln"))
+_betainc = Primitive("betainc", _sf_n("betainc"))
+_betaincinv = Primitive("betaincinv", _sf_n("betaincinv"))
+_gammaincinv = Primitive("gammaincinv", _sf_n("gammaincinv"))
+# d^order P(a, x) / da^order, order 1 or 2 (see weft/ops/_igamma_shape.py)
+_gammainc_da = Primitive("gammainc_shape_derivative", lambda a, x, order:
+                         _like(_igamma_shape.shape_derivative(a, x, order), a))
+# dz/da = -(dP/da)(z) / p(z): how a Gamma(a, 1) quantile z moves with a at fixed P
+_gamma_zgrad = Primitive("gamma_quantile_shape_grad", lambda a, z:
+                         _like(_igamma_shape.gamma_sample_grad(a, z), a))
+
+
 # ---------------------------------------------------------------------------------
 # derivative table: vjp(g, ans, *inputs, **params)
 
 _2_SQRTPI = 2.0 / math.sqrt(math.pi)
 _SQRTPI_2 = math.sqrt(math.pi) / 2.0
+_SQRT2PI = math.sqrt(2.0 * math.pi)
+_1_SQRT2PI = 1.0 / _SQRT2PI
+_LOG_SQRT2PI = 0.5 * math.log(2.0 * math.pi)
 _no_out = dict(save_out=False)
+
+
+def _no_beta_shape_grad(op, arg):
+    def rule(g, ans, *args):
+        raise NotImplementedError(
+            f"{op}: the derivative with respect to the shape parameter {arg} is not "
+            f"implemented (only the derivative in the last argument is)")
+    return rule
 
 defvjp(_erf, lambda g, ans, x: g * (_2_SQRTPI * exp(-(x * x))), **_no_out)
 defvjp(_erfinv, lambda g, ans, x: g * (_SQRTPI_2 * exp(ans * ans)), save=())
@@ -130,10 +175,34 @@ defvjp(_lgamma, lambda g, ans, x: g * digamma(x), **_no_out)
 defvjp(_digamma, lambda g, ans, x: g * apply(_polygamma, x, n=1), **_no_out)
 defvjp(_polygamma, lambda g, ans, x, n: g * apply(_polygamma, x, n=n + 1), **_no_out)
 defvjp(_multigammaln, lambda g, ans, x, p: g * _sum_digamma(x, p), **_no_out)
-# the shape parameter (first argument) is not differentiable: its derivative has no
-# closed form (it needs a series / Meijer-G evaluation), see gammainc's docstring
-defvjp(_gammainc, None, lambda g, ans, x, y: g * _gamma_density(x, y), **_no_out)
-defvjp(_gammaincc, None, lambda g, ans, x, y: -g * _gamma_density(x, y), **_no_out)
+# the shape derivatives have no closed form: series, continued fraction or quadrature
+# (weft/ops/_igamma_shape.py), as primitives of their own
+defvjp(_gammainc, lambda g, ans, x, y: g * apply(_gammainc_da, x, y, order=1),
+       lambda g, ans, x, y: g * _gamma_density(x, y), **_no_out)
+defvjp(_gammaincc, lambda g, ans, x, y: -g * apply(_gammainc_da, x, y, order=1),
+       lambda g, ans, x, y: -g * _gamma_density(x, y), **_no_out)
+defvjp(_gammainc_da, lambda g, ans, a, x, order: g * _gammainc_da_next(a, x, order),
+       lambda g, ans, a, x, order: g * _gamma_density(a, x) * _dlogdensity_da(a, x, order),
+       **_no_out)
+defvjp(_gamma_zgrad, lambda g, ans, a, z: g * _zgrad_da(a, z, ans),
+       lambda g, ans, a, z: g * _zgrad_dz(a, z, ans))
+defvjp(_gammaincinv, lambda g, ans, a, y: g * apply(_gamma_zgrad, a, ans),
+       lambda g, ans, a, y: g / _gamma_density(a, ans), save=(0,))
+defvjp(_erfc, lambda g, ans, x: g * (-_2_SQRTPI * exp(-(x * x))), **_no_out)
+defvjp(_erfcx, lambda g, ans, x: g * (2.0 * x * ans - _2_SQRTPI))
+defvjp(_ndtr, lambda g, ans, x: g * (_1_SQRT2PI * exp(-0.5 * (x * x))), **_no_out)
+defvjp(_ndtri, lambda g, ans, x: g * (_SQRT2PI * exp(0.5 * (ans * ans))), save=())
+# phi(x) / Phi(x) in log space: finite far into the lower tail, where both underflow
+defvjp(_log_ndtr, lambda g, ans, x: g * exp(-0.5 * (x * x) - ans - _LOG_SQRT2PI))
+defvjp(_xlog1py, lambda g, ans, x, y: g * log1p(y),
+       lambda g, ans, x, y: g * _xlog1py_dy(x, y), **_no_out)
+defvjp(_betaln, lambda g, ans, a, b: g * (digamma(a) - digamma(a + b)),
+       lambda g, ans, a, b: g * (digamma(b) - digamma(a + b)), **_no_out)
+defvjp(_betainc, _no_beta_shape_grad("betainc", "a"), _no_beta_shape_grad("betainc", "b"),
+       lambda g, ans, a, b, x: g * _beta_density(a, b, x), **_no_out)
+defvjp(_betaincinv, _no_beta_shape_grad("betaincinv", "a"),
+       _no_beta_shape_grad("betaincinv", "b"),
+       lambda g, ans, a, b, y: g / _beta_density(a, b, ans), save=(0, 1))
 defvjp(_i0, lambda g, ans, x: g * i1(x), **_no_out)
 defvjp(_i0e, lambda g, ans, x: g * (i1e(x) - sign(x) * ans))
 defvjp(_i1, lambda g, ans, x: g * _i1_deriv(x, ans))
@@ -154,6 +223,42 @@ def _gamma_density(x, y):
 
     # xlogy keeps the x == 1, y == 0 corner at exp(0) = 1 instead of 0 * -inf
     return exp(xlogy(x - 1, y) - y - lgamma(x))
+
+
+def _gammainc_da_next(a, x, order):
+    if order == 1:
+        return apply(_gammainc_da, a, x, order=2)
+    raise NotImplementedError("gammainc: derivatives of order 3 and more with respect to "
+                              "the shape parameter are not implemented")
+
+
+def _dlogdensity_da(a, x, order):
+    # d/dx d^k P/da^k = d^k p/da^k, and p = exp(xlogy(a-1, x) - x - lgamma(a)):
+    # p' = p m, p'' = p (m^2 - psi'(a)) with m = log x - psi(a)
+    m = log(x) - digamma(a)
+    return m if order == 1 else m * m - apply(_polygamma, a, n=1)
+
+
+def _zgrad_dz(a, z, dzda):
+    # d/dz [-(dP/da)(z) / p(z)] = -(log z - psi(a)) - dz/da * p'(z)/p(z)
+    return digamma(a) - log(z) - dzda * ((a - 1) / z - 1)
+
+
+def _zgrad_da(a, z, dzda):
+    # d/da [-(dP/da)(z) / p(z)] = -(d2P/da2)(z) / p(z) - dz/da * (log z - psi(a))
+    return -apply(_gammainc_da, a, z, order=2) / _gamma_density(a, z) - \
+        dzda * (log(z) - digamma(a))
+
+
+def _beta_density(a, b, x):
+    """``x^(a-1) (1-x)^(b-1) / B(a, b)``: d/dx of the regularized incomplete beta."""
+    return exp(xlogy(a - 1, x) + apply(_xlog1py, b - 1, -x) - apply(_betaln, a, b))
+
+
+def _xlog1py_dy(x, y):
+    # x / (1 + y), 0 where x == 0 (scipy's convention carries over to the derivative)
+    at0 = x == 0
+    return where(at0, _const(x, 0.0), x / (1 + _safe(y, at0, 0.0)))
 
 
 def _i1_deriv(x, ans):
@@ -302,10 +407,14 @@ def gammainc(x, y, name=None):
     """Regularized lower incomplete gamma ``P(x, y) = 1/Gamma(x) int_0^y t^(x-1) e^-t dt``.
 
     ``x`` is the shape (>= 0), ``y`` the upper limit (>= 0); they broadcast and
-    negative entries raise ``ValueError``. Differentiable in ``y`` only (the
-    derivative is the gamma density ``y^(x-1) e^-y / Gamma(x)``); asking for the
-    gradient of the shape ``x`` raises ``RuntimeError``, as the derivative in the
-    shape parameter has no closed form.
+    negative entries raise ``ValueError``. Differentiable in both: in ``y`` the
+    derivative is the gamma density ``y^(x-1) e^-y / Gamma(x)``; in the shape ``x``,
+    which has no closed form, it is computed in float64 by the power series
+    (``y < x + 1``), the differentiated continued fraction (``y >= x + 1``) or, for
+    ``x >= 12``, Gauss-Legendre quadrature of ``E[(log T - psi(x)) 1{T < y}]``
+    (relative error about 1e-13 or better against mpmath). Second derivatives in the
+    shape work as well; third ones raise ``NotImplementedError``. At ``x == 0`` the
+    shape derivative is the one-sided limit ``-E1(y)``.
 
     >>> import weft
     >>> round(weft.gammainc(weft.to_tensor(0.5), weft.to_tensor(1.0)).item(), 5)
@@ -318,7 +427,7 @@ def gammainc(x, y, name=None):
 def gammaincc(x, y, name=None):
     """Regularized upper incomplete gamma ``Q(x, y) = 1 - P(x, y)``.
 
-    Same arguments and gradient rule as :func:`gammainc` (differentiable in ``y`` only).
+    Same arguments and gradient rules as :func:`gammainc` (with the opposite sign).
 
     >>> import weft
     >>> round(weft.gammaincc(weft.to_tensor(0.5), weft.to_tensor(1.0)).item(), 5)
@@ -354,6 +463,167 @@ def logit(x, eps=None, name=None):
     return apply(_logit, x, eps=eps)
 
 
-__all__ = ["erf", "erfinv", "lgamma", "gammaln", "digamma", "polygamma", "gammainc",
+def _real_operands(args, names, op):
+    """Promote real operands to one floating dtype as Tensors (scalars weak, as in
+    numpy); complex operands raise ``TypeError``, shapes that do not broadcast
+    ``ValueError``."""
+    ts = [a for a in args if isinstance(a, Tensor)]
+    if not ts:
+        args = (tensor_arg(args[0], names[0], op),) + tuple(args[1:])
+        ts = [args[0]]
+    for a, n in zip(args, names):
+        if isinstance(a, Tensor) and a._data.dtype.kind == "c":
+            raise TypeError(f"{op}: {n} must be a real tensor, got {a._data.dtype.name}")
+    for t in ts[1:]:
+        check_same_place(ts[0], t, op)
+    d = ts[0]._data.dtype
+    for t in ts[1:]:
+        d = _dt.promote_types(d, t._data.dtype)
+    if d.kind not in "f":
+        d = _dt.default_float()
+    out = []
+    for a, n in zip(args, names):
+        if isinstance(a, Tensor):
+            out.append(a if a._data.dtype == d else cast(a, d))
+            continue
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (numbers.Real, np.number)):
+            a = tensor_arg(a, n, op)
+            if a._data.dtype.kind == "c":
+                raise TypeError(f"{op}: {n} must be real, got {a._data.dtype.name}")
+            out.append(cast(a, d))
+            continue
+        out.append(Tensor._wrap(np.full_like(ts[0]._data, a, dtype=d, shape=())))
+    try:
+        np.broadcast_shapes(*(tuple(t._data.shape) for t in out))
+    except ValueError:
+        shapes = ", ".join(f"{n} {list(t._data.shape)}" for n, t in zip(names, out))
+        raise ValueError(f"{op}: the shapes of the operands do not broadcast: "
+                         f"{shapes}") from None
+    return out
+
+
+def erfc(x, name=None):
+    """Complementary error function ``1 - erf(x)``, accurate where ``erf(x)`` is near 1.
+
+    >>> import weft
+    >>> round(weft.erfc(weft.to_tensor(2.0)).item(), 7)
+    0.0046777
+    """
+    return apply(_erfc, _real_arg(x, "erfc"))
+
+
+def erfcx(x, name=None):
+    """Scaled complementary error function ``exp(x^2) erfc(x)`` (finite for large ``x``).
+
+    >>> import weft
+    >>> round(weft.erfcx(weft.to_tensor(0.0)).item(), 5)
+    1.0
+    """
+    return apply(_erfcx, _real_arg(x, "erfcx"))
+
+
+def ndtr(x, name=None):
+    """Standard normal CDF ``Phi(x)``; derivative the normal density.
+
+    >>> import weft
+    >>> round(weft.ndtr(weft.to_tensor(0.0)).item(), 5)
+    0.5
+    """
+    return apply(_ndtr, _real_arg(x, "ndtr"))
+
+
+def ndtri(x, name=None):
+    """Inverse of :func:`ndtr` on ``[0, 1]`` (``-inf``/``inf`` at the ends, NaN outside).
+
+    >>> import weft
+    >>> round(weft.ndtri(weft.to_tensor(0.975)).item(), 4)
+    1.96
+    """
+    return apply(_ndtri, _real_arg(x, "ndtri"))
+
+
+def log_ndtr(x, name=None):
+    """``log(Phi(x))``, accurate in both tails (about ``-x^2/2 - log(-x sqrt(2 pi))``
+    for very negative ``x``); the derivative ``phi(x)/Phi(x)`` is formed in log space.
+
+    >>> import weft
+    >>> round(weft.log_ndtr(weft.to_tensor(-40.0, dtype="float64")).item(), 3)
+    -804.608
+    """
+    return apply(_log_ndtr, _real_arg(x, "log_ndtr"))
+
+
+def xlog1py(x, y, name=None):
+    """``x * log1p(y)``, defined as 0 where ``x == 0`` (also when ``y == -1``).
+
+    >>> import weft
+    >>> weft.xlog1py(weft.to_tensor([0.0, 2.0]), weft.to_tensor([-1.0, 0.0])).tolist()
+    [0.0, 0.0]
+    """
+    x, y = _real_operands((x, y), ("x", "y"), "xlog1py")
+    return apply(_xlog1py, x, y)
+
+
+def betaln(a, b, name=None):
+    """``log |B(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b)``, computed without the
+    cancellation of that sum for large arguments.
+
+    >>> import weft
+    >>> round(weft.betaln(weft.to_tensor(2.0), 3.0).item(), 5)  # log(1/12)
+    -2.48491
+    """
+    a, b = _real_operands((a, b), ("a", "b"), "betaln")
+    return apply(_betaln, a, b)
+
+
+def betainc(a, b, x, name=None):
+    """Regularized incomplete beta ``I_x(a, b)`` (scipy's argument order), the CDF of
+    Beta(a, b) at ``x`` in ``[0, 1]``; NaN outside the domain (``a, b > 0``).
+
+    Differentiable in ``x`` (the derivative is the Beta density); the derivatives in
+    the shape parameters ``a`` and ``b`` are not implemented and raise
+    ``NotImplementedError`` when a gradient reaches them.
+
+    >>> import weft
+    >>> round(weft.betainc(weft.to_tensor(2.0), 3.0, 0.4).item(), 5)
+    0.5248
+    """
+    a, b, x = _real_operands((a, b, x), ("a", "b", "x"), "betainc")
+    return apply(_betainc, a, b, x)
+
+
+def betaincinv(a, b, y, name=None):
+    """Inverse of :func:`betainc` in its last argument: the ``x`` with
+    ``I_x(a, b) = y``. Differentiable in ``y`` only (shape derivatives raise
+    ``NotImplementedError``).
+
+    >>> import weft
+    >>> round(weft.betaincinv(weft.to_tensor(2.0), 3.0, 0.5248).item(), 4)
+    0.4
+    """
+    a, b, y = _real_operands((a, b, y), ("a", "b", "y"), "betaincinv")
+    return apply(_betaincinv, a, b, y)
+
+
+def gammaincinv(a, y, name=None):
+    """Inverse of :func:`gammainc` in its second argument: the ``x`` with
+    ``P(a, x) = y`` (the Gamma(a, 1) quantile of ``y``).
+
+    Differentiable in both arguments: ``dx/dy = 1/p(x)`` and, by implicit
+    differentiation, ``dx/da = -(dP/da)(a, x) / p(x)`` with the accurate shape
+    derivative of :func:`gammainc`; second derivatives work too.
+
+    >>> import weft
+    >>> round(weft.gammaincinv(weft.to_tensor(1.0), 0.5).item(), 5)  # log 2
+    0.69315
+    """
+    a, y = _real_operands((a, y), ("a", "y"), "gammaincinv")
+    return apply(_gammaincinv, a, y)
+
+
+_PADDLE = ["erf", "erfinv", "lgamma", "gammaln", "digamma", "polygamma", "gammainc",
            "gammaincc", "multigammaln", "i0", "i0e", "i1", "i1e", "sinc", "logit"]
-__tensor_methods__ = {n: globals()[n] for n in __all__}
+# beyond Paddle (scipy.special names): functions only, no Tensor methods
+__all__ = _PADDLE + ["erfc", "erfcx", "ndtr", "ndtri", "log_ndtr", "xlog1py", "betaln",
+                     "betainc", "betaincinv", "gammaincinv"]
+__tensor_methods__ = {n: globals()[n] for n in _PADDLE}

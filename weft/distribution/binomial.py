@@ -1,0 +1,131 @@
+"""Binomial(total_count, probs)."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import ops
+from ..core.tensor import Tensor
+from . import _discrete, _gamma_sampling, _util, constraints
+from .distribution import Distribution
+
+__all__ = ["Binomial"]
+
+
+def _total_count(total_count, op):
+    """Counts must be non-negative integers (integral floats accepted, **weft+**)."""
+    if isinstance(total_count, Tensor):
+        v = total_count._data
+    elif isinstance(total_count, (numbers.Real, np.number, list, tuple, np.ndarray)) and \
+            not isinstance(total_count, (bool, np.bool_)):
+        v = np.asarray(total_count)
+    else:
+        raise TypeError(f"{op}: total_count must be an int or a Tensor, got "
+                        f"{type(total_count).__name__}")
+    xp = np if isinstance(v, np.ndarray) else __import__("cupy")
+    if v.dtype.kind not in "iuf" or (v.size and not bool(xp.all((v >= 0) & (v == xp.floor(v))))):
+        raise ValueError(f"{op}: total_count must hold non-negative integers, got "
+                         f"{v if v.size <= 8 else 'a tensor with other values'}")
+    return total_count
+
+
+class Binomial(Distribution):
+    """The number of successes in ``total_count`` independent trials of probability
+    ``probs``. ``total_count`` is an int or a Tensor of non-negative integers (an
+    integral float is accepted, **weft+**; anything else raises ``ValueError``); it
+    takes the dtype of ``probs``. Samples are float counts.
+
+    ``cdf(k) = I_{1-p}(n - k, k + 1)``; ``icdf(q)`` is the smallest ``k`` with
+    ``cdf(k) >= q``; the entropy is the exact sum over the support. ``rsample`` raises
+    ``NotImplementedError`` (discrete).
+
+    >>> import weft
+    >>> from weft.distribution import Binomial
+    >>> d = Binomial(10, weft.to_tensor([0.3, 0.6]))
+    >>> d.mean.tolist(), d.mode.tolist()
+    ([3.0, 6.0], [3.0, 6.0])
+    >>> [round(v, 4) for v in d.cdf(weft.to_tensor(3.0)).tolist()]
+    [0.6496, 0.0548]
+    """
+
+    arg_constraints = {"probs": constraints.unit_interval}
+    has_enumerate_support = True
+
+    def __init__(self, total_count, probs):
+        total_count = _total_count(total_count, "Binomial")
+        (probs,) = _util.to_tensors(probs)
+        self.total_count, self.probs = _util.broadcast_all(total_count, probs,
+                                                           dtype=probs._data.dtype)
+        self._dtype = self.probs._data.dtype
+        super().__init__(tuple(self.probs.shape))
+
+    @constraints.dependent_property
+    def support(self):
+        return constraints.integer_interval(0, self.total_count)
+
+    @property
+    def logits(self):
+        return self._probs_to_logits(self.probs, is_binary=True)
+
+    @property
+    def mean(self):
+        return self.total_count * self.probs
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1.0 - self.probs)
+
+    @property
+    def mode(self):
+        return ops.minimum(((self.total_count + 1.0) * self.probs).floor(), self.total_count)
+
+    def sample(self, shape=()):
+        shape = self._extend_shape(_util.sample_shape_arg(shape, "Binomial.sample"))
+        return _gamma_sampling.binomial(self.total_count, self.probs, shape)
+
+    def log_prob(self, value):
+        value = self._value(value, check=False)
+        _discrete.check_support(self, value)
+        n, p = self.total_count, self.probs
+        k = _discrete.safe_count(value, n)
+        lp = (ops.lgamma(n + 1.0) - ops.lgamma(k + 1.0) - ops.lgamma(n - k + 1.0)
+              + ops.xlogy(k, p) + ops.xlog1py(n - k, -p))
+        ok = _discrete.is_count(value) & (value <= n)
+        return ops.where(ok, lp, ops.full_like(lp, float("-inf")))
+
+    def cdf(self, value):
+        value = self._value(value, "cdf", check=False)
+        n, p = self.total_count, self.probs
+        k = value.floor()
+        inner = (k >= 0) & (k < n)
+        ks = ops.where(inner, k, ops.zeros_like(k))
+        ns = ops.where(inner, n, ks + 1.0)
+        f = ops.betainc(ns - ks, ks + 1.0, 1.0 - p)
+        f = ops.where(inner, f, ops.zeros_like(f))
+        return ops.where(k >= n, ops.ones_like(f), f)
+
+    def icdf(self, value):
+        q = self._validate_prob(self._value(value, "icdf", check=False))
+        return _discrete.icdf_by_bisection(self, q, self.total_count)
+
+    def _support_values(self):
+        top = int(ops.max(self.total_count).item()) if self.total_count.size else 0
+        return ops.arange(0, top + 1, dtype=self._dtype)
+
+    def entropy(self):
+        values = self._support_values().reshape([-1] + [1] * len(self.batch_shape))
+        lp = self.log_prob(values)
+        return _discrete.entropy_sum(lp)
+
+    def enumerate_support(self, expand=True):
+        """The values ``0 .. n`` along a new leading dim; every distribution of the batch
+        must share one ``total_count``."""
+        n = self.total_count
+        if n.size and not bool((n == ops.max(n)).all()):
+            raise NotImplementedError("Binomial.enumerate_support needs one total_count "
+                                      "for the whole batch")
+        values = self._support_values().reshape([-1] + [1] * len(self.batch_shape))
+        if expand:
+            values = ops.broadcast_to(values, [values.shape[0]] + list(self.batch_shape))
+        return values
