@@ -268,6 +268,10 @@ def run(report=None, quick=False):
     rep = report or Report("distribution")
     repeat = 3 if quick else 7
     big = 10 ** 6 if quick else 10 ** 7
+    if torch is not None:
+        # same thread count as weft: on a shared machine torch's OpenMP pool otherwise
+        # spins against the other processes (and the ratio measures contention)
+        torch.set_num_threads(max(1, weft.get_num_threads()))
     rep.note(f"weft threads: {weft.get_num_threads()}; torch threads: "
              f"{torch.get_num_threads() if torch is not None else '-'}; "
              f"paddle: {'yes' if paddle is not None else 'not installed'}")
