@@ -376,3 +376,226 @@ DISTS += [
         gradcheck_cases=("1-D",),
     ),
 ]
+
+
+# ---------------------------------------------------------------------------------
+# continuous Bernoulli, relaxed families, logistic normal, mixtures, truncated normal
+
+class _ContinuousBernoulliRef:
+    """Closed forms of Loaiza-Ganem & Cunningham (2019), written independently of
+    weft's expressions (atanh form of the normaliser); the entropy by quadrature."""
+
+    def __init__(self, probs):
+        self.p = probs
+
+    def _logc(self):
+        p = self.p
+        return np.log(2 * np.arctanh(1 - 2 * p) / (1 - 2 * p))
+
+    def logpdf(self, x):
+        p = self.p
+        return self._logc() + x * np.log(p) + (1 - x) * np.log1p(-p)
+
+    def pdf(self, x):
+        return np.exp(self.logpdf(x))
+
+    def cdf(self, x):
+        p = self.p
+        return (p ** x * (1 - p) ** (1 - x) + p - 1) / (2 * p - 1)
+
+    def ppf(self, q):
+        p = self.p
+        return np.log1p((2 * p - 1) * q / (1 - p)) / np.log(p / (1 - p))
+
+    def mean(self):
+        p = self.p
+        return p / (2 * p - 1) + 1 / (2 * np.arctanh(1 - 2 * p))
+
+    def var(self):
+        p = self.p
+        return p * (p - 1) / (1 - 2 * p) ** 2 + 1 / (2 * np.arctanh(1 - 2 * p)) ** 2
+
+    def std(self):
+        return np.sqrt(self.var())
+
+    def entropy(self):
+        from scipy.integrate import quad
+
+        out = np.empty(self.p.shape)
+        for i in np.ndindex(*self.p.shape):
+            ref = _ContinuousBernoulliRef(self.p[i])
+            out[i] = quad(lambda x: -ref.pdf(x) * ref.logpdf(x), 0, 1)[0]
+        return out
+
+
+def _away_from_half(rng, s):
+    """Probabilities in [0.1, 0.4] ∪ [0.6, 0.9] (the closed forms; the Taylor branch
+    near ½ is tested on its own)."""
+    p = rng.uniform(0.1, 0.4, s)
+    return np.where(rng.random(s) < 0.5, p, 1 - p)
+
+
+class _RelaxedBernoulliRef:
+    """``sigmoid(X)`` with ``X`` logistic(logits/T, 1/T), through scipy.stats.logistic."""
+
+    def __init__(self, temperature, probs):
+        logits = np.log(probs) - np.log1p(-probs)
+        self.x = stats.logistic(logits / temperature, 1 / temperature)
+
+    def logpdf(self, y):
+        return self.x.logpdf(np.log(y) - np.log1p(-y)) - np.log(y * (1 - y))
+
+    def pdf(self, y):
+        return np.exp(self.logpdf(y))
+
+    def cdf(self, y):
+        return self.x.cdf(np.log(y) - np.log1p(-y))
+
+    def ppf(self, q):
+        return 1 / (1 + np.exp(-self.x.ppf(q)))
+
+
+def _concrete_logpdf(p, y):
+    """Maddison et al. (2017), eq. (1): the Concrete density on the simplex."""
+    t = p["temperature"][..., None]
+    pi = _norm(p["probs"])
+    k = pi.shape[-1]
+    from scipy.special import gammaln, logsumexp
+
+    return (gammaln(k) + (k - 1) * np.log(t[..., 0])
+            + (np.log(pi) - (t + 1) * np.log(y)).sum(-1)
+            - k * logsumexp(np.log(pi) - t * np.log(y), axis=-1))
+
+
+def _logistic_normal_logpdf(p, y):
+    """Inverse stick breaking in numpy and the triangular Jacobian of the free
+    coordinates: ``dy_i/dx_i = z_i (1 - z_i) (1 - Σ_{j<i} y_j)``."""
+    k = y.shape[-1] - 1
+    rest = 1 - np.cumsum(y[..., :-1], -1) + y[..., :-1]      # 1 - Σ_{j<i} y_j
+    z = y[..., :-1] / rest
+    x = np.log(z) - np.log1p(-z) + np.log(k - np.arange(k))
+    logdet = (np.log(z) + np.log1p(-z) + np.log(rest)).sum(-1)
+    return stats.norm(p["loc"], p["scale"]).logpdf(x).sum(-1) - logdet
+
+
+class _MixtureRef:
+    """A Normal mixture: closed forms over the component axis (weights softmax)."""
+
+    def __init__(self, logits, loc, scale):
+        self.w = _softmax(logits)
+        self.loc, self.scale = loc, scale
+
+    def logpdf(self, x):
+        from scipy.special import logsumexp
+
+        return logsumexp(np.log(self.w) + stats.norm(self.loc, self.scale).logpdf(x[..., None]),
+                         axis=-1)
+
+    def pdf(self, x):
+        return np.exp(self.logpdf(x))
+
+    def cdf(self, x):
+        return (self.w * stats.norm(self.loc, self.scale).cdf(np.asarray(x)[..., None])).sum(-1)
+
+    def mean(self):
+        return (self.w * self.loc).sum(-1)
+
+    def var(self):
+        m = self.mean()[..., None]
+        return (self.w * (self.scale ** 2 + (self.loc - m) ** 2)).sum(-1)
+
+    def std(self):
+        return np.sqrt(self.var())
+
+
+def _dirichlet_values(k):
+    return lambda rng, p, shape: rng.dirichlet(np.ones(k), size=shape[:-1])
+
+
+_NO_MOMENTS = {"mean": NotImplementedError, "variance": NotImplementedError,
+               "entropy": NotImplementedError}
+
+DISTS += [
+    DistInfo(
+        "ContinuousBernoulli",
+        build=lambda probs: D.ContinuousBernoulli(probs),
+        params={"probs": Param(_away_from_half)},
+        ref=lambda probs: _ContinuousBernoulliRef(probs),
+        methods=METHODS + ("mode",),
+        closed={"mode": lambda p: (p["probs"] > 0.5).astype(float)},
+        has_rsample=True,
+        invalid=[{"probs": np.array([1.5])}],
+        outside=lambda p: np.full_like(p["probs"], 1.5),
+    ),
+    DistInfo(
+        "RelaxedBernoulli",
+        build=lambda temperature, probs: D.RelaxedBernoulli(temperature, probs=probs),
+        params={"temperature": positive(0.5, 2.0), "probs": unit(0.2, 0.8)},
+        ref=lambda temperature, probs: _RelaxedBernoulliRef(temperature, probs),
+        methods=("log_prob", "prob", "cdf", "icdf"),
+        raises=_NO_MOMENTS,
+        moments=False,
+        has_rsample=True,
+        invalid=[{"temperature": np.array([-1.0]), "probs": np.array([0.5])}],
+        outside=lambda p: np.full_like(p["probs"], 1.5),
+    ),
+    DistInfo(
+        "RelaxedOneHotCategorical",
+        build=lambda temperature, probs: D.RelaxedOneHotCategorical(temperature, probs=probs),
+        params={"temperature": positive(0.5, 2.0),
+                "probs": Param(lambda rng, s: rng.uniform(0.2, 1.0, s), event=(3,))},
+        closed={"log_prob": _concrete_logpdf,
+                "prob": lambda p, v: np.exp(_concrete_logpdf(p, v))},
+        methods=("log_prob", "prob"),
+        raises=dict(_NO_MOMENTS, cdf=NotImplementedError),
+        event_shape=lambda p: (3,),
+        values=_dirichlet_values(3),
+        moments=False,
+        has_rsample=True,
+        invalid=[{"temperature": np.array([-1.0]), "probs": np.array([[0.2, 0.3, 0.5]])}],
+    ),
+    DistInfo(
+        "LogisticNormal",
+        build=lambda loc, scale: D.LogisticNormal(loc, scale),
+        params={"loc": Param(lambda rng, s: rng.uniform(-1, 1, s), event=(3,)),
+                "scale": Param(lambda rng, s: rng.uniform(0.5, 1.5, s), event=(3,))},
+        closed={"log_prob": _logistic_normal_logpdf,
+                "prob": lambda p, v: np.exp(_logistic_normal_logpdf(p, v))},
+        methods=("log_prob", "prob"),
+        raises=dict(_NO_MOMENTS, cdf=NotImplementedError),
+        event_shape=lambda p: (4,),
+        values=_dirichlet_values(4),
+        moments=False,
+        has_rsample=True,
+        invalid=[{"loc": np.zeros((1, 3)), "scale": -np.ones((1, 3))}],
+        outside=lambda p: np.broadcast_to(np.array([-0.5, 0.5, 0.5, 0.5]),
+                                          p["loc"].shape[:-1] + (4,)).copy(),
+    ),
+    DistInfo(
+        "MixtureSameFamily",
+        build=lambda logits, loc, scale: D.MixtureSameFamily(D.Categorical(logits),
+                                                             D.Normal(loc, scale)),
+        params={"logits": Param(lambda rng, s: rng.normal(size=s), event=(3,)),
+                "loc": Param(lambda rng, s: rng.uniform(-2, 2, s), event=(3,)),
+                "scale": Param(lambda rng, s: rng.uniform(0.5, 1.5, s), event=(3,))},
+        ref=lambda logits, loc, scale: _MixtureRef(logits, loc, scale),
+        methods=("log_prob", "prob", "cdf", "mean", "variance", "stddev"),
+        raises={"icdf": NotImplementedError, "entropy": NotImplementedError,
+                "rsample": NotImplementedError},
+        values=lambda rng, p, shape: rng.uniform(-3, 3, shape),
+    ),
+    DistInfo(
+        "TruncatedNormal",
+        build=lambda loc, scale, low, high: D.TruncatedNormal(loc, scale, low, high),
+        params={"loc": real(-1.0, 1.0), "scale": positive(0.5, 2.0),
+                "low": real(-2.0, -0.5), "high": real(0.0, 2.0)},
+        ref=lambda loc, scale, low, high: stats.truncnorm((low - loc) / scale,
+                                                          (high - loc) / scale, loc, scale),
+        methods=METHODS + ("mode",),
+        closed={"mode": lambda p: np.clip(p["loc"], p["low"], p["high"])},
+        has_rsample=True,
+        invalid=[{"loc": np.zeros(1), "scale": np.ones(1), "low": np.ones(1),
+                  "high": np.zeros(1)}],
+        outside=lambda p: p["high"] + 1.0,
+    ),
+]

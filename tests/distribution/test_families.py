@@ -79,6 +79,10 @@ def test_sample_shapes_and_dtypes(info):
         s = d.sample(shape)
         assert tuple(s.shape) == lead + batch + event, (shape, s.shape)
         assert s.dtype == want_dtype and s.stop_gradient
+    s = d.sample([50])
+    support = d.support
+    if support is not None and not D.constraints.is_dependent(support):
+        assert bool(support.check(s).all()), f"draws outside the support {support!r}"
     if info.has_rsample:
         s = d.rsample([3])
         assert tuple(s.shape) == (3,) + batch + event and s.dtype == want_dtype

@@ -23,17 +23,22 @@ from .transformed_distribution import TransformedDistribution
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .exponential import Exponential
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_normal import HalfCauchy, HalfNormal
 from .laplace import Laplace
 from .lkj_cholesky import LKJCholesky
+from .logistic_normal import LogisticNormal
 from .lognormal import LogNormal
+from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import LowRankMultivariateNormal, MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
+from .truncated_normal import TruncatedNormal
 from .uniform import Uniform
 
 # ---- families of helper `distg` (Gamma-related; one import line per module) -------
@@ -70,6 +75,8 @@ __all__ = [
     "Bernoulli", "Categorical", "Cauchy", "Exponential", "Geometric", "Multinomial",
     "OneHotCategorical", "Gumbel", "HalfCauchy", "HalfNormal", "Laplace", "LogNormal",
     "Normal", "Uniform", "MultivariateNormal", "LowRankMultivariateNormal", "LKJCholesky",
+    "ContinuousBernoulli", "LogisticNormal", "MixtureSameFamily", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "TruncatedNormal",
     # families (distg)
     "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Binomial", "Poisson", "Weibull",
     "Pareto", "Kumaraswamy", "InverseGamma", "FisherSnedecor", "NegativeBinomial", "VonMises",

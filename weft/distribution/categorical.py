@@ -46,7 +46,8 @@ class Categorical(Distribution):
                              f"got shape {self.logits.shape}")
         self._dtype = self.logits._data.dtype
         self._num_events = self.logits.shape[-1]
-        self._prob = self.logits / self.logits.sum(axis=-1, keepdim=True)
+        with np.errstate(invalid="ignore", divide="ignore"):   # all-zero weights: NaN
+            self._prob = self.logits / self.logits.sum(axis=-1, keepdim=True)
         super().__init__(tuple(self.logits.shape[:-1]))
 
     @property

@@ -70,6 +70,26 @@ def _tensor(x, op):
         raise TypeError(f"{op}: expected a Tensor, got {type(x).__name__}") from None
 
 
+def _scalar_params(op, **values):
+    """Transform parameters as Tensors. Python numbers are kept in float64 and cast to
+    each input's dtype when used (``_like``), so ``AffineTransform(1.0, 0.1)`` is exact
+    for float64 inputs and does not promote float32 ones."""
+    out = []
+    for arg, v in values.items():
+        if not isinstance(v, (Tensor, numbers.Real, np.ndarray)) or isinstance(v, bool):
+            raise TypeError(f"Expected '{arg}' is a Tensor, got {type(v).__name__}")
+        out.append(v)
+    python = not any(isinstance(v, (Tensor, np.ndarray)) for v in out)
+    dtype = np.float64 if python else None
+    return python, _util.to_tensors(*out, dtype=dtype)
+
+
+def _like(param, x, python):
+    if python and x._data.dtype.kind == "f" and param._data.dtype != x._data.dtype:
+        return param.astype(x._data.dtype)
+    return param
+
+
 def _shape_tuple(shape, op):
     if not isinstance(shape, Sequence) and not isinstance(shape, Tensor):
         raise TypeError(f"{op}: shape must be a sequence of ints, got {type(shape).__name__}")
@@ -206,10 +226,8 @@ class AffineTransform(Transform):
     _type = Type.BIJECTION
 
     def __init__(self, loc, scale):
-        for arg, v in (("loc", loc), ("scale", scale)):
-            if not isinstance(v, (Tensor, numbers.Real, np.ndarray)) or isinstance(v, bool):
-                raise TypeError(f"Expected '{arg}' is a Tensor, got {type(v).__name__}")
-        self._loc, self._scale = _util.to_tensors(loc, scale)
+        self._python, (self._loc, self._scale) = _scalar_params("AffineTransform", loc=loc,
+                                                                scale=scale)
         super().__init__()
 
     @property
@@ -221,13 +239,13 @@ class AffineTransform(Transform):
         return self._scale
 
     def _forward(self, x):
-        return self._loc + self._scale * x
+        return _like(self._loc, x, self._python) + _like(self._scale, x, self._python) * x
 
     def _inverse(self, y):
-        return (y - self._loc) / self._scale
+        return (y - _like(self._loc, y, self._python)) / _like(self._scale, y, self._python)
 
     def _forward_log_det_jacobian(self, x):
-        s = self._scale.abs().log()
+        s = _like(self._scale, x, self._python).abs().log()
         shape = _util.broadcast_shape(x.shape, s.shape)
         return s if s.shape == shape else ops.broadcast_to(s, shape)
 
@@ -263,9 +281,7 @@ class PowerTransform(Transform):
     _type = Type.BIJECTION
 
     def __init__(self, power):
-        if not isinstance(power, (Tensor, numbers.Real, np.ndarray)) or isinstance(power, bool):
-            raise TypeError(f"Expected 'power' is a Tensor, got {type(power).__name__}")
-        (self._power,) = _util.to_tensors(power)
+        self._python, (self._power,) = _scalar_params("PowerTransform", power=power)
         super().__init__()
 
     @property
@@ -273,13 +289,14 @@ class PowerTransform(Transform):
         return self._power
 
     def _forward(self, x):
-        return x.pow(self._power)
+        return x.pow(_like(self._power, x, self._python))
 
     def _inverse(self, y):
-        return y.pow(1 / self._power)
+        return y.pow(1 / _like(self._power, y, self._python))
 
     def _forward_log_det_jacobian(self, x):
-        return (self._power * x.pow(self._power - 1)).abs().log()
+        p = _like(self._power, x, self._python)
+        return (p * x.pow(p - 1)).abs().log()
 
     def _forward_shape(self, shape):
         return tuple(np.broadcast_shapes(shape, tuple(self._power.shape)))
