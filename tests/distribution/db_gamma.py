@@ -342,3 +342,82 @@ DISTS += [
         outside=lambda p: 4.0 + np.zeros_like(p["loc"]),
     ),
 ]
+
+
+def _spd(rng, shape):
+    """Random well-conditioned symmetric positive-definite matrices of ``shape``."""
+    p = shape[-1]
+    a = rng.uniform(-1, 1, shape)
+    return a @ np.swapaxes(a, -1, -2) / p + 0.5 * np.eye(p)
+
+
+class _WishartRef:
+    """scipy.stats.wishart is not vectorised over a batch: a loop over it."""
+
+    def __init__(self, df, covariance_matrix):
+        self.df, self.cov = df, covariance_matrix
+        self.batch = df.shape
+
+    def _each(self, f):
+        out = [f(stats.wishart(self.df[i], self.cov[i])) for i in np.ndindex(self.batch)]
+        return np.asarray(out).reshape(self.batch + np.shape(out[0]))
+
+    def logpdf(self, v):
+        lead = v.shape[:v.ndim - len(self.batch) - 2]
+        out = np.empty(lead + self.batch)
+        for i in np.ndindex(self.batch):
+            w = stats.wishart(self.df[i], self.cov[i])
+            for j in np.ndindex(lead):
+                out[j + i] = w.logpdf(v[j + i])
+        return out
+
+    def pdf(self, v):
+        return np.exp(self.logpdf(v))
+
+    def mean(self):
+        return self._each(lambda w: w.mean())
+
+    def var(self):
+        return self._each(lambda w: w.var())
+
+    def std(self):
+        return np.sqrt(self.var())
+
+    def entropy(self):
+        return self._each(lambda w: np.asarray(w.entropy()))
+
+
+def _wishart_values(rng, p, shape):
+    return _spd(rng, shape) * 2.0
+
+
+def _wishart_mode(p):
+    f = p["df"] - 4.0
+    return np.where((f > 0)[..., None, None], f[..., None, None] * p["covariance_matrix"],
+                    np.nan)
+
+
+DISTS += [
+    DistInfo(
+        "Wishart",
+        # symmetrised, so that gradcheck's one-entry perturbations stay symmetric matrices
+        # (cholesky's gradient is the one of a symmetric argument)
+        build=lambda df, covariance_matrix: D.Wishart(
+            df, covariance_matrix=0.5 * (covariance_matrix + covariance_matrix.transpose(
+                list(range(covariance_matrix.ndim - 2)) + [covariance_matrix.ndim - 1,
+                                                           covariance_matrix.ndim - 2]))),
+        params={"df": positive(3.5, 7.0),
+                "covariance_matrix": Param(lambda rng, s: _spd(rng, s), event=(3, 3))},
+        ref=lambda df, covariance_matrix: _WishartRef(df, covariance_matrix),
+        methods=("log_prob", "prob", "mean", "variance", "stddev", "entropy", "mode"),
+        closed={"mode": _wishart_mode},
+        raises={"cdf": NotImplementedError, "icdf": NotImplementedError},
+        values=_wishart_values,
+        event_shape=lambda p: (3, 3),
+        # a perturbed value is no longer symmetric (log_prob -inf): parameters only
+        value_grad=False,
+        has_rsample=True, rsample_fd_skip=_IMPLICIT,
+        invalid=[{"df": np.array([1.5]), "covariance_matrix": np.eye(3)[None]}],
+        outside=lambda p: -np.broadcast_to(np.eye(3), p["covariance_matrix"].shape).copy(),
+    ),
+]

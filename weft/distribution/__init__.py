@@ -56,6 +56,7 @@ from .inverse_gamma import InverseGamma
 from .fisher_snedecor import FisherSnedecor
 from .negative_binomial import NegativeBinomial
 from .von_mises import VonMises
+from .wishart import Wishart
 
 # ---- closed-form KL pairs (kl_pairs.py, registered on import) ----------------------
 from . import kl_pairs as _kl_pairs  # noqa: E402
@@ -80,4 +81,5 @@ __all__ = [
     # families (distg)
     "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Binomial", "Poisson", "Weibull",
     "Pareto", "Kumaraswamy", "InverseGamma", "FisherSnedecor", "NegativeBinomial", "VonMises",
+    "Wishart",
 ]

@@ -26,36 +26,47 @@ class NegativeBinomial(Distribution):
     ([2.0], [1.0])
     """
 
-    arg_constraints = {"total_count": constraints.nonnegative,
-                       "probs": constraints.half_open_interval(0.0, 1.0)}
+    # probs (when given) must lie in [0, 1): checked in _check_extra
+    arg_constraints = {"total_count": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None):
         if (probs is None) == (logits is None):
             raise ValueError("NegativeBinomial: give exactly one of probs or logits, got "
                              f"{'both' if probs is not None else 'neither'}")
+        # the given parameter is stored, the other derived on access
         if probs is not None:
-            self.total_count, self.probs = _util.broadcast_all(total_count, probs)
-            self._param = self.probs
+            self.total_count, self._probs = _util.broadcast_all(total_count, probs)
         else:
-            self.total_count, self.logits = _util.broadcast_all(total_count, logits)
-            self._param = self.logits
+            self.total_count, self._logits = _util.broadcast_all(total_count, logits)
         self._dtype = self.total_count._data.dtype
         super().__init__(tuple(self.total_count.shape))
 
-    def __getattr__(self, name):
-        # the parameter not given is derived on access (both directions)
-        if name == "probs" and "logits" in vars(self):
-            return ops.sigmoid(self.logits)
-        if name == "logits" and "probs" in vars(self):
-            return self._probs_to_logits(self.probs, is_binary=True)
-        raise AttributeError(f"'NegativeBinomial' object has no attribute {name!r}")
+    @property
+    def probs(self):
+        """The success probability (a parameter Tensor, as in PyTorch)."""
+        if "_probs" in vars(self):
+            return self._probs
+        return ops.sigmoid(self._logits)
+
+    @property
+    def logits(self):
+        if "_logits" in vars(self):
+            return self._logits
+        return self._probs_to_logits(self._probs, is_binary=True)
+
+    def _check_extra(self):
+        if "_probs" in vars(self):
+            p = self._probs
+            if not bool(((p >= 0) & (p < 1)).all()):
+                raise ValueError("NegativeBinomial: parameter 'probs' must satisfy the "
+                                 "constraint HalfOpenInterval(0.0, 1.0)")
 
     def _log_p_q(self):
         """``(log p, log(1 - p))``, from the logits without cancellation when given."""
-        if "logits" in vars(self):
-            return _util.log_sigmoid(self.logits), _util.log_sigmoid(-self.logits)
-        return self.probs.log(), (-self.probs).log1p()
+        if "_logits" in vars(self):
+            return _util.log_sigmoid(self._logits), _util.log_sigmoid(-self._logits)
+        return self._probs.log(), (-self._probs).log1p()
 
     @property
     def mean(self):

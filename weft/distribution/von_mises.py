@@ -19,7 +19,7 @@ class VonMises(Distribution):
 
     Draws use Best and Fisher's rejection sampler; ``rsample`` is differentiable in
     ``loc`` (a shift) and in ``concentration`` by implicit reparameterisation, with the
-    κ-derivative of the von Mises CDF (Fourier series for ``κ < 10.5``, Hill's
+    κ-derivative of the von Mises CDF (Fourier series for ``κ < 50``, Hill's
     corrected normal approximation above). ``variance`` is the circular variance
     ``1 - I1(κ)/I0(κ)``. Values outside ``[-π, π]`` have log-density ``-inf`` (under
     validation they raise ``ValueError``). ``cdf``/``icdf`` raise ``NotImplementedError`` (a circular law
