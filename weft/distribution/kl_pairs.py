@@ -158,8 +158,7 @@ def _elog_beta(q, elog, elog1m):
 def _elog_cb(q, mean):
     """log q(x) of a ContinuousBernoulli is affine in x, so its mean under p is the
     interpolation of the two end values at E_p[X]."""
-    lq0 = q.log_prob(ops.zeros_like(q.probs))
-    lq1 = q.log_prob(ops.ones_like(q.probs))
+    lq0, lq1 = _cb_ends(q)
     return lq0 + mean * (lq1 - lq0)
 
 
@@ -305,9 +304,18 @@ def _cauchy_cauchy(p, q):
             - ops.log(4 * p.scale * q.scale))
 
 
+def _cb_ends(d):
+    """log d(0) and log d(1) of a ContinuousBernoulli (log d(x) is affine in x)."""
+    return d.log_prob(ops.zeros_like(d.probs)), d.log_prob(ops.ones_like(d.probs))
+
+
 @_kl("ContinuousBernoulli", "ContinuousBernoulli")
 def _cb_cb(p, q):
-    return -p.entropy() - _elog_cb(q, p.mean)
+    # log p − log q is affine too: its mean needs no entropy (whose float32
+    # cancellation near probs = ½ would dominate a small KL)
+    p0, p1 = _cb_ends(p)
+    q0, q1 = _cb_ends(q)
+    return (p0 - q0) + p.mean * ((p1 - p0) - (q1 - q0))
 
 
 @_kl("Dirichlet", "Dirichlet")
