@@ -669,6 +669,11 @@ def test_gradcheck_structured():
     leaf = lambda a: weft.to_tensor(a, stop_gradient=False)
     a, b = leaf(rng.uniform(0.5, 3, (2, 3))), leaf(rng.uniform(0.5, 3, 3))
     assert gradcheck(lambda x, y: D.kl_divergence(D.Dirichlet(x), D.Dirichlet(y)), [a, b])
+    # Binomial with different counts: the sum over p's support
+    n_p, n_q = weft.to_tensor([3.0, 6.0]), weft.to_tensor([5.0, 6.0])
+    pa, pb = leaf(np.array([0.3, 0.6])), leaf(np.array([0.45, 0.2]))
+    assert gradcheck(lambda x, y: D.kl_divergence(D.Binomial(n_p, x), D.Binomial(n_q, y)),
+                     [pa, pb])
     la, lb = leaf(rng.standard_normal((2, 4))), leaf(rng.standard_normal(4))
     assert gradcheck(lambda x, y: D.kl_divergence(D.Categorical(x), D.Categorical(y)),
                      [la, lb])

@@ -30,10 +30,10 @@ import numpy as np
 
 from .. import ops
 from ..linalg import triangular_solve
+from ._util import EULER as _EULER
+from ._util import HALF_LOG_2PI as _HALF_LOG_2PI
 from .kl import kl_divergence, register_kl
 
-_EULER = 0.57721566490153286061
-_HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 _INF = math.inf
 
 PAIRS = []          # (p class name, q class name, function), in registration order
@@ -83,7 +83,8 @@ def _xlog1my(x, y):
     the small-``y`` digits."""
     zero = x == 0
     ys = ops.where(zero, _zeros(y), y)
-    return ops.where(zero, _zeros(x * ys), x * ops.log1p(-ys))
+    with np.errstate(divide="ignore"):      # y == 1 with x != 0: a true -inf
+        return ops.where(zero, _zeros(x * ys), x * ops.log1p(-ys))
 
 
 def _xlogx(x):
@@ -283,7 +284,7 @@ def _categorical_kl(lp, lq, keepdim):
     lq = lq - ops.logsumexp(lq, axis=-1, keepdim=True)
     pr = ops.exp(lp)
     none = pr == 0                      # 0·log(0/q) = 0, also where q = 0
-    d = ops.where(none, _zeros(lp), lp) - ops.where(none, _zeros(lq * pr), lq)
+    d = ops.where(none, _zeros(lp), lp) - ops.where(none, _zeros(lq), lq)
     return (pr * d).sum(axis=-1, keepdim=keepdim)
 
 
