@@ -613,6 +613,16 @@ def test_transformed_pair():
                                       [D.AffineTransform(t(0.5), t(3.0)), D.ExpTransform()])
     with pytest.raises(NotImplementedError, match="identical transform chains"):
         D.kl_divergence(p, other)
+    folded = [D.TransformedDistribution(D.Normal(t(m), t(1.0)), [D.AbsTransform()])
+              for m in (0.0, 1.0)]
+    with pytest.raises(NotImplementedError, match="non-injective"):
+        D.kl_divergence(*folded)
+    # LogNormal against the same law written as a chain: the TD–TD pair applies
+    ln = D.LogNormal(t(lp), t(sp_))
+    td = D.TransformedDistribution(D.Normal(t(lq), t(sq)), [D.ExpTransform()])
+    np.testing.assert_allclose(D.kl_divergence(ln, td).numpy(),
+                               np.log(sq / sp_) + (sp_ ** 2 + (lp - lq) ** 2) / (2 * sq ** 2)
+                               - 0.5, rtol=1e-12)
     # a chain adding an event dim (LogisticNormal: Normal + stick breaking): summed
     a, b = rng.standard_normal((2, 3)), rng.standard_normal(3)
     p = D.LogisticNormal(t(a), t(np.full(3, 0.7)))

@@ -445,6 +445,7 @@ def _same_transform(s, t):
 
 def _is_transform(x):
     from .transform import Transform
+
     return isinstance(x, Transform)
 
 
@@ -459,11 +460,18 @@ def _equal(a, b):
 def _transformed_transformed(p, q):
     """KL is invariant under one bijection applied to both: identical chains give the
     KL of the bases (summed over the event dims the chain introduces)."""
+    from .transform import Type
+
     tp, tq = _transforms(p), _transforms(q)
     if len(tp) != len(tq) or not all(_same_transform(s, t) for s, t in zip(tp, tq)):
         raise NotImplementedError(
             f"kl_divergence({type(p).__name__}, {type(q).__name__}): only implemented for "
             "transformed distributions with identical transform chains")
+    if not all(Type.is_injective(t._type) for t in tp):
+        # a many-to-one map (|x|, softmax) merges mass: the KL shrinks, no closed form
+        raise NotImplementedError(
+            f"kl_divergence({type(p).__name__}, {type(q).__name__}): the chain has a "
+            "non-injective transform, so the KL of the bases does not carry over")
     if tuple(p.event_shape) != tuple(q.event_shape):
         raise NotImplementedError("kl_divergence(TransformedDistribution, "
                                   "TransformedDistribution) needs equal event shapes")
