@@ -16,7 +16,8 @@ import types
 import pytest
 
 PUBLIC_MODULES = [
-    "weft", "weft.autograd", "weft.datasets", "weft.device", "weft.device.cuda", "weft.fft",
+    "weft", "weft.autograd", "weft.datasets", "weft.distribution",
+    "weft.distribution.constraints", "weft.device", "weft.device.cuda", "weft.fft",
     "weft.fft.backends", "weft.fft.scipy_backend", "weft.geometric", "weft.linalg", "weft.geometric.nn",
     "weft.incubate", "weft.incubate.autograd", "weft.nn", "weft.nn.functional",
     "weft.nn.initializer", "weft.nn.loss", "weft.optimizer", "weft.optimizer.lr",

@@ -233,3 +233,34 @@ def test_validation(info):
         d = info.make(params, np.float64)
         lp = d.log_prob(weft.to_tensor(info.outside(info.broadcast(params)))).numpy()
         assert np.all(lp == -np.inf), lp
+
+
+# ----------------------------------------------------------------------------------
+# shapes: random batch shapes (empty dims included) and sample shapes
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _params_of_batch(info, batch, rng):
+    return {k: np.asarray(p.gen(rng, tuple(batch) + tuple(p.event)), np.float64)
+            for k, p in info.params.items()}
+
+
+@pytest.mark.parametrize("info", DIST_DB, ids=str)
+def test_shapes_for_random_batches(info):
+    @settings(max_examples=6, derandomize=True, deadline=None)
+    @given(batch=st.lists(st.integers(0, 3), max_size=2),
+           lead=st.lists(st.integers(0, 2), max_size=2))
+    def check(batch, lead):
+        params = _params_of_batch(info, batch, np.random.default_rng(0))
+        d = info.make(params, np.float64)
+        event = tuple(info.event_shape(params))
+        assert d.batch_shape == tuple(batch) and d.event_shape == event
+        s = d.sample(lead)
+        assert tuple(s.shape) == tuple(lead) + tuple(batch) + event
+        if info.value_shape((7,), ()) != (2, 7):    # values laid out otherwise (Categorical)
+            return
+        lp = d.log_prob(s if info.sample_dtype is None else s.astype("float64"))
+        assert tuple(lp.shape) == tuple(lead) + tuple(batch)
+    check()

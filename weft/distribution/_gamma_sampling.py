@@ -51,7 +51,7 @@ def beta(a, b, shape, op):
 def _counts(draw, like, shape, dtype):
     with _util.Draw(like) as gen:
         out = draw(gen)
-    out = out.astype(dtype, copy=False).reshape(shape)
+    out = _util._array(out, np.dtype(dtype)).reshape(shape)   # numpy gives scalars for 0-D
     return _util.wrap(out)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import ops
 from ..core import dtype as _dt
-from ..core import random as _rng
+from ..ops.random import _Draw as _RandomDraw
 from ..core.args import shape_arg, check_nonneg_shape, xp_of
 from ..core.tensor import Tensor, to_array
 
@@ -102,23 +102,10 @@ def value_arg(value, dtype, op, like=None):
 # ----------------------------------------------------------------------------------
 # sampling
 
-class Draw:
+def Draw(like, seed=0):   # noqa: N802 (used as a context manager, like a class)
     """``with Draw(tensor, seed) as gen`` gives the backend generator of the tensor's
     place (or a private one for a nonzero ``seed``) with CuPy allocating there."""
-
-    def __init__(self, like, seed=0):
-        self.place = like.place
-        self.seed = seed
-
-    def __enter__(self):
-        self._guard = _rng.device_guard(self.place)
-        self._guard.__enter__()
-        if self.seed:
-            return _rng.private_generator(self.place, self.seed)
-        return _rng.default_generator(self.place)
-
-    def __exit__(self, *exc):
-        return self._guard.__exit__(*exc)
+    return _RandomDraw(like.place, seed)
 
 
 def _is_np(gen):
@@ -130,17 +117,22 @@ def _work(dtype):
     return d if d in (np.dtype("float32"), np.dtype("float64")) else np.dtype("float32")
 
 
-def std_normal(gen, shape, dtype):
-    w = _work(dtype)
-    out = gen.standard_normal(shape, dtype=w)
+def _array(out, dtype):
+    """A backend array of ``dtype``: numpy returns scalars for 0-D draws and ufuncs."""
+    if type(out) is not np.ndarray and not hasattr(out, "__cuda_array_interface__"):
+        out = np.asarray(out)
     return out if out.dtype == dtype else out.astype(dtype)
+
+
+def std_normal(gen, shape, dtype):
+    return _array(gen.standard_normal(shape, dtype=_work(dtype)), dtype)
 
 
 def std_uniform(gen, shape, dtype):
     """Uniform on [0, 1)."""
     w = _work(dtype)
     out = gen.random(shape, dtype=w) if _is_np(gen) else gen.random_sample(shape, dtype=w)
-    return out if out.dtype == dtype else out.astype(dtype)
+    return _array(out, dtype)
 
 
 def open_uniform(gen, shape, dtype):
@@ -152,12 +144,13 @@ def open_uniform(gen, shape, dtype):
 
 
 def std_exponential(gen, shape, dtype):
-    w = _work(dtype)
-    out = gen.standard_exponential(shape, dtype=w)
-    return out if out.dtype == dtype else out.astype(dtype)
+    return _array(gen.standard_exponential(shape, dtype=_work(dtype)), dtype)
 
 
 def wrap(arr):
+    """A backend array (or the numpy scalar a 0-D ufunc gives) as a Tensor."""
+    if type(arr) is not np.ndarray and not hasattr(arr, "__cuda_array_interface__"):
+        arr = np.asarray(arr)
     return Tensor._wrap(arr)
 
 
@@ -197,36 +190,35 @@ def full_like_shape(value, shape, like):
     return ops.full(list(shape), value, dtype=like.dtype)
 
 
-def categorical_indices(gen, probs, lead):
-    """Indices drawn from the rows of ``probs`` (a backend array ``batch + (K,)`` of
-    non-negative weights), of shape ``lead + batch``.
+def categorical_indices(gen, weights, lead):
+    """Indices drawn from the rows of ``weights`` (a backend array ``batch + (K,)`` of
+    non-negative, not necessarily normalised weights), of shape ``lead + batch``.
 
-    One inverse-cdf search for all rows at once: each row's cdf is shifted by its row
-    number, so the concatenated cdfs are sorted and a single ``searchsorted`` of
-    ``u + row`` finds every draw (float64 keeps the shifted cdf exact to ~1e-12)."""
+    One inverse-cdf search for every row at once: the running sum of the flattened
+    weights (float64) is sorted across rows, so row ``r``'s draw is the position of
+    ``start_r + u · total_r`` in it; a single ``searchsorted`` finds all draws."""
     xp = np if _is_np(gen) else __import__("cupy")
-    batch = probs.shape[:-1]
-    k = probs.shape[-1]
+    batch = weights.shape[:-1]
+    k = weights.shape[-1]
     rows = int(np.prod(batch, dtype=np.int64))
-    cdf = xp.cumsum(probs.reshape(rows, k), axis=-1, dtype=np.float64)
-    cdf /= cdf[:, -1:]
-    offs = xp.arange(rows, dtype=np.float64)
-    cdf += offs[:, None]
+    cum = xp.cumsum(weights.reshape(-1), dtype=np.float64)
+    ends = cum[k - 1::k]
+    starts = xp.concatenate([xp.zeros(1, np.float64), ends[:-1]])
     u = std_uniform(gen, tuple(lead) + (rows,), np.dtype(np.float64))
-    u += offs
-    idx = xp.searchsorted(cdf.ravel(), u.ravel(), side="right").reshape(u.shape)
-    idx -= (xp.arange(rows, dtype=np.int64) * k)
+    u *= ends - starts
+    u += starts
+    idx = xp.searchsorted(cum, u.reshape(-1), side="right").reshape(u.shape)
+    idx -= xp.arange(rows, dtype=np.int64) * k
     xp.clip(idx, 0, k - 1, out=idx)
     return idx.reshape(tuple(lead) + tuple(batch))
 
 
-def softmax_array(logits):
-    """Softmax of a backend array over its last axis (no graph: for samplers)."""
+def softmax_weights(logits):
+    """``exp(logits - max)`` over the last axis: softmax up to each row's scale (the
+    samplers normalise on the fly)."""
     xp = np if type(logits) is np.ndarray else __import__("cupy")
     e = logits - logits.max(axis=-1, keepdims=True)
-    xp.exp(e, out=e)
-    e /= e.sum(axis=-1, keepdims=True)
-    return e
+    return xp.exp(e, out=e)
 
 
 def enumerate_values(values, batch, expand):
@@ -243,8 +235,7 @@ def std_gamma(gen, alpha, shape, dtype):
     broadcasts to ``shape``); no gradient (``weft.standard_gamma`` has one)."""
     w = _work(dtype)
     a = alpha.astype(w, copy=False)
-    out = gen.standard_gamma(a, size=tuple(shape), dtype=w)
-    return out if out.dtype == dtype else out.astype(dtype)
+    return _array(gen.standard_gamma(a, size=tuple(shape), dtype=w), dtype)
 
 
 def std_beta(gen, a, b, shape, dtype):
@@ -271,7 +262,8 @@ def tri_mahalanobis(lower, diff):
     n = len(lead)
     # (lead, bl, k) -> (bl, k, lead) -> (bl, k, prod(lead))
     perm = list(range(n, n + nbl)) + [n + nbl] + list(range(n))
-    cols = ops.transpose(diff, perm).reshape(bl + [k, -1]) if n else diff.unsqueeze(-1)
+    cols = ops.transpose(diff, perm).reshape(bl + [k, int(np.prod(lead))]) if n else \
+        diff.unsqueeze(-1)
     from ..linalg import triangular_solve
 
     z = triangular_solve(lower, cols, upper=False)

@@ -69,7 +69,7 @@ class Categorical(Distribution):
     def sample(self, shape=()):
         """int64 draws from ``softmax(logits)``, shape ``shape + batch_shape``."""
         shape = _util.sample_shape_arg(shape, "Categorical.sample")
-        probs = _util.softmax_array(self.logits._data)
+        probs = _util.softmax_weights(self.logits._data)
         with _util.Draw(self.logits) as gen:
             return _util.wrap(_util.categorical_indices(gen, probs, shape))
 

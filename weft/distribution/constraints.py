@@ -19,7 +19,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
-from ..core.tensor import Tensor
 
 __all__ = [
     "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
@@ -29,10 +28,6 @@ __all__ = [
     "positive", "positive_definite", "positive_integer", "positive_semidefinite",
     "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval",
 ]
-
-
-def _t(v):
-    return v if isinstance(v, Tensor) else ops.to_tensor(v)
 
 
 def _all_last(x, n):
@@ -279,22 +274,22 @@ class _Symmetric(_Square):
         return _all_last(close, 2)
 
 
-class _PositiveSemidefinite(_Symmetric):
-    def check(self, value):
-        sym = super().check(value)
-        if not bool(sym.all()):
-            return sym
-        from ..linalg import eigvalsh
-        return sym & (eigvalsh(value) >= 0).all(axis=-1)
-
-
 class _PositiveDefinite(_Symmetric):
+    """Symmetric with eigenvalues > 0 (``strict``) or >= 0."""
+
+    def __init__(self, strict=True):
+        self.strict = strict
+
     def check(self, value):
         sym = super().check(value)
         if not bool(sym.all()):
             return sym
         from ..linalg import eigvalsh
-        return sym & (eigvalsh(value) > 0).all(axis=-1)
+        ev = eigvalsh(value)
+        return sym & ((ev > 0) if self.strict else (ev >= 0)).all(axis=-1)
+
+    def __repr__(self):
+        return "PositiveDefinite()" if self.strict else "PositiveSemidefinite()"
 
 
 class _Cat(Constraint):
@@ -364,7 +359,7 @@ lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
-positive_semidefinite = _PositiveSemidefinite()
+positive_semidefinite = _PositiveDefinite(strict=False)
 positive_definite = _PositiveDefinite()
 cat = _Cat
 stack = _Stack

@@ -91,7 +91,8 @@ class HalfCauchy(_Half):
 
     def _std(self, gen, shape):
         u = _util.open_uniform(gen, shape, self._dtype)
-        return _util.xp_of(u).tan(math.pi * (u - 0.5))
+        xp = _util.xp_of(u)
+        return xp.asarray(xp.tan(math.pi * (u - 0.5)))
 
     def _log_density(self, z):
         return -(z * z).log1p() + (_util.LOG_2 - _LOG_PI)

@@ -96,10 +96,13 @@ class Normal(Distribution):
 
     def log_prob(self, value):
         value = self._value(value)
-        z = (value - self.loc) / self.scale
         if self._complex:
+            z = (value - self.loc) / self.scale
             return -(z * z.conj()).real() - (_LOG_PI + 2.0 * self.scale.log())
-        return -0.5 * (z * z) - (self.scale.log() + _util.HALF_LOG_2PI)
+        # (x - μ)² · (-1/(2σ²)) - (log σ + ½ log 2π): the per-element work is three ops
+        # (their backward passes too); everything else is on the parameters' shape
+        k = -0.5 / (self.scale * self.scale)
+        return ops.square(value - self.loc) * k - (self.scale.log() + _util.HALF_LOG_2PI)
 
     def probs(self, value):
         """The density at ``value`` (Paddle's name; same as :meth:`prob`)."""

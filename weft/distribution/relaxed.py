@@ -67,26 +67,16 @@ class _LogitRelaxedBernoulli(Distribution):
         return (self.logits + q.log() - (-q).log1p()) / self.temperature
 
 
-class RelaxedBernoulli(TransformedDistribution):
-    """A relaxed Bernoulli on (0, 1): ``sigmoid((logits + L) / temperature)`` with
-    ``L`` standard logistic; give exactly one of ``probs``/``logits``.
-
-    >>> import weft
-    >>> from weft.distribution import RelaxedBernoulli
-    >>> d = RelaxedBernoulli(weft.to_tensor(0.5), probs=weft.to_tensor([0.2, 0.9]))
-    >>> x = d.rsample([3])
-    >>> x.shape, bool(((x > 0) & (x < 1)).all())
-    ([3, 2], True)
-    """
+class _Relaxed(TransformedDistribution):
+    """A relaxed distribution: ``transform`` of a base holding ``temperature``,
+    ``probs`` and ``logits``."""
 
     arg_constraints = {"temperature": constraints.positive}
-    support = constraints.unit_interval
     has_rsample = True
 
-    def __init__(self, temperature, probs=None, logits=None):
-        base = _LogitRelaxedBernoulli(temperature, probs, logits)
+    def __init__(self, base, transform):
         self._dtype = base._dtype
-        super().__init__(base, [SigmoidTransform()])
+        super().__init__(base, [transform])
 
     @property
     def temperature(self):
@@ -99,6 +89,25 @@ class RelaxedBernoulli(TransformedDistribution):
     @property
     def logits(self):
         return self.base.logits
+
+
+class RelaxedBernoulli(_Relaxed):
+    """A relaxed Bernoulli on (0, 1): ``sigmoid((logits + L) / temperature)`` with
+    ``L`` standard logistic; give exactly one of ``probs``/``logits``.
+
+    >>> import weft
+    >>> from weft.distribution import RelaxedBernoulli
+    >>> d = RelaxedBernoulli(weft.to_tensor(0.5), probs=weft.to_tensor([0.2, 0.9]))
+    >>> x = d.rsample([3])
+    >>> x.shape, bool(((x > 0) & (x < 1)).all())
+    ([3, 2], True)
+    """
+
+    support = constraints.unit_interval
+
+    def __init__(self, temperature, probs=None, logits=None):
+        super().__init__(_LogitRelaxedBernoulli(temperature, probs, logits),
+                         SigmoidTransform())
 
     def log_prob(self, value):
         value = self._value(value)
@@ -147,7 +156,7 @@ class _ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_Relaxed):
     """The Gumbel-softmax (Concrete) distribution on the simplex:
     ``softmax((logits + G) / temperature)`` with ``G`` standard Gumbel; give exactly one
     of ``probs``/``logits``.
@@ -161,23 +170,7 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     ([4, 3], True)
     """
 
-    arg_constraints = {"temperature": constraints.positive}
     support = constraints.simplex
-    has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None):
-        base = _ExpRelaxedCategorical(temperature, probs, logits)
-        self._dtype = base._dtype
-        super().__init__(base, [ExpTransform()])
-
-    @property
-    def temperature(self):
-        return self.base.temperature
-
-    @property
-    def probs(self):
-        return self.base.probs
-
-    @property
-    def logits(self):
-        return self.base.logits
+        super().__init__(_ExpRelaxedCategorical(temperature, probs, logits), ExpTransform())

@@ -105,9 +105,8 @@ class Transform:
     def __init__(self):
         pass
 
-    @classmethod
-    def _is_injective(cls):
-        return Type.is_injective(cls._type)
+    def _is_injective(self):
+        return Type.is_injective(self._type)
 
     def __call__(self, input):
         from .distribution import Distribution
@@ -470,9 +469,6 @@ class ChainTransform(Transform):
         self._type = _combined_type(self.transforms)
         super().__init__()
 
-    def _is_injective(self):
-        return Type.is_injective(self._type)
-
     def _forward(self, x):
         for t in self.transforms:
             x = t.forward(x)
@@ -543,9 +539,6 @@ class IndependentTransform(Transform):
         self._reinterpreted_batch_rank = int(reinterpreted_batch_rank)
         self._type = base._type
         super().__init__()
-
-    def _is_injective(self):
-        return Type.is_injective(self._type)
 
     def _forward(self, x):
         if len(x.shape) < self._domain.event_rank:
@@ -635,16 +628,16 @@ class ReshapeTransform(Transform):
         return variable.Independent(variable.real, len(self._out_event_shape))
 
 
-class StackTransform(Transform):
-    """``transforms[i]`` applied to slice ``i`` along ``axis``; results stacked."""
+class _PartsTransform(Transform):
+    """Transforms applied to parts of the input along ``axis`` (Stack, Cat)."""
 
-    def __init__(self, transforms, axis=0):
+    def __init__(self, transforms, axis, name):
         if not isinstance(transforms, Sequence) or not transforms or \
                 not all(isinstance(t, Transform) for t in transforms):
-            raise TypeError("Expected 'transforms' is a non-empty Sequence of Transform, but "
-                            f"got {type(transforms).__name__}")
-        if not isinstance(axis, (int, np.integer)):
-            raise TypeError(f"Expected 'axis' is int, but got {type(axis).__name__}")
+            raise TypeError(f"{name}: expected 'transforms' is a non-empty Sequence of "
+                            f"Transform, but got {type(transforms).__name__}")
+        if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+            raise TypeError(f"{name}: expected 'axis' is int, but got {type(axis).__name__}")
         self._transforms = list(transforms)
         self._axis = int(axis)
         self._type = _combined_type(self._transforms)
@@ -658,8 +651,15 @@ class StackTransform(Transform):
     def axis(self):
         return self._axis
 
-    def _is_injective(self):
-        return Type.is_injective(self._type)
+    def _each(self, method, parts):
+        return [getattr(t, method)(v) for t, v in zip(self._transforms, parts)]
+
+
+class StackTransform(_PartsTransform):
+    """``transforms[i]`` applied to slice ``i`` along ``axis``; results stacked."""
+
+    def __init__(self, transforms, axis=0):
+        super().__init__(transforms, axis, "StackTransform")
 
     def _slices(self, v):
         if v.shape[self._axis] != len(self._transforms):
@@ -668,20 +668,18 @@ class StackTransform(Transform):
         return ops.unbind(v, axis=self._axis)
 
     def _forward(self, x):
-        return ops.stack([t.forward(v) for t, v in zip(self._transforms, self._slices(x))],
-                         axis=self._axis)
+        return ops.stack(self._each("forward", self._slices(x)), axis=self._axis)
 
     def _inverse(self, y):
         bad = [t for t in self._transforms if not Type.is_injective(t._type)]
         if bad:
             raise NotImplementedError(f"StackTransform.inverse: {type(bad[0]).__name__} is not "
                                       "injective, so the inverse is not defined")
-        return ops.stack([t.inverse(v) for t, v in zip(self._transforms, self._slices(y))],
-                         axis=self._axis)
+        return ops.stack(self._each("inverse", self._slices(y)), axis=self._axis)
 
     def _forward_log_det_jacobian(self, x):
-        return ops.stack([t.forward_log_det_jacobian(v)
-                          for t, v in zip(self._transforms, self._slices(x))], axis=self._axis)
+        return ops.stack(self._each("forward_log_det_jacobian", self._slices(x)),
+                         axis=self._axis)
 
     @property
     def _domain(self):
@@ -692,38 +690,21 @@ class StackTransform(Transform):
         return variable.Stack([t._codomain for t in self._transforms], self._axis)
 
 
-class CatTransform(Transform):
+class CatTransform(_PartsTransform):
     """``transforms[i]`` applied to consecutive pieces of sizes ``lengths`` (default
     1 each) along ``axis``; results concatenated."""
 
     def __init__(self, transforms, axis=0, lengths=None):
-        if not isinstance(transforms, Sequence) or not transforms or \
-                not all(isinstance(t, Transform) for t in transforms):
-            raise TypeError("CatTransform: transforms must be a non-empty Sequence of Transform")
-        self._transforms = list(transforms)
+        super().__init__(transforms, axis, "CatTransform")
         self._lengths = [1] * len(self._transforms) if lengths is None else \
             [int(v) for v in lengths]
         if len(self._lengths) != len(self._transforms):
             raise ValueError(f"CatTransform: lengths must have {len(self._transforms)} entries, "
                              f"got {len(self._lengths)}")
-        self._axis = int(axis)
-        self._type = _combined_type(self._transforms)
-        super().__init__()
-
-    @property
-    def transforms(self):
-        return self._transforms
 
     @property
     def lengths(self):
         return self._lengths
-
-    @property
-    def axis(self):
-        return self._axis
-
-    def _is_injective(self):
-        return Type.is_injective(self._type)
 
     def _event_rank(self):
         return max(t._domain.event_rank for t in self._transforms)
@@ -736,17 +717,15 @@ class CatTransform(Transform):
         return ops.split(v, self._lengths, axis=self._axis)
 
     def _forward(self, x):
-        return ops.concat([t.forward(v) for t, v in zip(self._transforms, self._pieces(x))],
-                          axis=self._axis)
+        return ops.concat(self._each("forward", self._pieces(x)), axis=self._axis)
 
     def _inverse(self, y):
-        return ops.concat([t.inverse(v) for t, v in zip(self._transforms, self._pieces(y))],
-                          axis=self._axis)
+        return ops.concat(self._each("inverse", self._pieces(y)), axis=self._axis)
 
     def _forward_log_det_jacobian(self, x):
         rank = self._event_rank()
-        parts = [_util.sum_rightmost(t.forward_log_det_jacobian(v), rank - t._domain.event_rank)
-                 for t, v in zip(self._transforms, self._pieces(x))]
+        parts = [_util.sum_rightmost(ldj, rank - t._domain.event_rank) for t, ldj in
+                 zip(self._transforms, self._each("forward_log_det_jacobian", self._pieces(x)))]
         axis = self._axis - len(x.shape) if self._axis >= 0 else self._axis
         axis += rank
         if axis < 0:   # the axis is a batch dim of the log-det: concatenate along it
