@@ -1,6 +1,6 @@
 """Closed-form KL divergences registered with :func:`weft.distribution.register_kl`.
 
-The pairs are those of the spec: the 17 Paddle pairs (§5, with weft's fixes: an exact
+The pairs are those of the spec: 16 of Paddle's 17 pairs (§5, with weft's fixes: an exact
 Binomial KL that is ``+inf`` where ``n_p > n_q``, a working Uniform–Uniform KL, the
 corrected Geometric formula, Categorical's ``batch + [1]`` shape) and the 71 pairs
 weft adds (§6). The ExponentialFamily Bregman fallback lives with the dispatcher in
@@ -13,8 +13,8 @@ parameters of both arguments. Most cross-family pairs use one identity,
 
 where ``log q`` is affine in a few statistics of X (X, X², log X, log(1−X), e^{−X/β},
 |X − μ|), so ``E_p[log q(X)]`` needs only the matching moments of p; the ``_elog_*``
-functions below hold one such expectation per family of q, and the ``_stats_*``
-functions the moments of each family of p. Where the support of p is not inside that
+functions below hold one such expectation per family of q, and the helpers after
+them (``_beta_elogs``, ``*_log_mgf_neg``, …) the moments of the families of p. Where the support of p is not inside that
 of q the result is ``+inf``; masked branches are evaluated at safe stand-in values so
 that no NaN reaches a gradient through ``where``.
 
@@ -91,32 +91,6 @@ def _xlogx(x):
     return ops.xlogy(x, x)
 
 
-def _lbeta(a, b):
-    return ops.lgamma(a) + ops.lgamma(b) - ops.lgamma(a + b)
-
-
-def _attr(d, *names):
-    """The first of ``names`` that ``d`` has (Paddle and PyTorch spell a few
-    parameters differently: Beta ``alpha``/``concentration1``, …)."""
-    for n in names:
-        v = getattr(d, n, None)
-        if v is not None:
-            return v
-    raise AttributeError(f"{type(d).__name__} has none of the attributes {names}")
-
-
-def _beta_ab(d):
-    return _attr(d, "alpha", "concentration1"), _attr(d, "beta", "concentration0")
-
-
-def _base(d):
-    return _attr(d, "base_dist", "base", "_base")
-
-
-def _transforms(d):
-    return list(_attr(d, "transforms", "_transforms"))
-
-
 def _event_size_check(p, q, what):
     if tuple(p.event_shape) != tuple(q.event_shape):
         raise ValueError(f"kl_divergence: {what} needs equal event shapes, got "
@@ -152,8 +126,8 @@ def _elog_laplace(q, mean_abs_dev):
 
 
 def _elog_beta(q, elog, elog1m):
-    a, b = _beta_ab(q)
-    return -_lbeta(a, b) + (a - 1) * elog + (b - 1) * elog1m
+    a, b = q.alpha, q.beta
+    return -ops.betaln(a, b) + (a - 1) * elog + (b - 1) * elog1m
 
 
 def _elog_cb(q, mean):
@@ -172,7 +146,7 @@ def _elog_pareto(q, elog):
 # statistics of p
 
 def _beta_elogs(p):
-    a, b = _beta_ab(p)
+    a, b = p.alpha, p.beta
     dab = ops.digamma(a + b)
     return ops.digamma(a) - dab, ops.digamma(b) - dab
 
@@ -242,10 +216,9 @@ def _bernoulli_bernoulli(p, q):
 
 @_kl("Beta", "Beta")
 def _beta_beta(p, q):
-    a1, b1 = _beta_ab(p)
-    a2, b2 = _beta_ab(q)
+    a1, b1, a2, b2 = p.alpha, p.beta, q.alpha, q.beta
     elog, elog1m = _beta_elogs(p)
-    return _lbeta(a2, b2) - _lbeta(a1, b1) + (a1 - a2) * elog + (b1 - b2) * elog1m
+    return ops.betaln(a2, b2) - ops.betaln(a1, b1) + (a1 - a2) * elog + (b1 - b2) * elog1m
 
 
 @_kl("Binomial", "Binomial")
@@ -406,14 +379,11 @@ def _pareto_pareto(p, q):
 
 @_kl("Independent", "Independent")
 def _independent_independent(p, q):
-    rp = _attr(p, "reinterpreted_batch_rank", "reinterpreted_batch_ndims",
-               "_reinterpreted_batch_rank")
-    rq = _attr(q, "reinterpreted_batch_rank", "reinterpreted_batch_ndims",
-               "_reinterpreted_batch_rank")
+    rp, rq = p.reinterpreted_batch_rank, q.reinterpreted_batch_rank
     if rp != rq:
         raise NotImplementedError(f"kl_divergence(Independent, Independent) needs equal "
                                   f"reinterpreted ranks, got {rp} and {rq}")
-    kl = kl_divergence(_base(p), _base(q))
+    kl = kl_divergence(p.base, q.base)
     return kl.sum(axis=list(range(-rp, 0))) if rp else kl
 
 
@@ -462,7 +432,7 @@ def _transformed_transformed(p, q):
     KL of the bases (summed over the event dims the chain introduces)."""
     from .transform import Type
 
-    tp, tq = _transforms(p), _transforms(q)
+    tp, tq = p.transforms, q.transforms
     if len(tp) != len(tq) or not all(_same_transform(s, t) for s, t in zip(tp, tq)):
         raise NotImplementedError(
             f"kl_divergence({type(p).__name__}, {type(q).__name__}): only implemented for "
@@ -475,8 +445,8 @@ def _transformed_transformed(p, q):
     if tuple(p.event_shape) != tuple(q.event_shape):
         raise NotImplementedError("kl_divergence(TransformedDistribution, "
                                   "TransformedDistribution) needs equal event shapes")
-    bp = _base(p)
-    kl = kl_divergence(bp, _base(q))
+    bp = p.base
+    kl = kl_divergence(bp, q.base)
     extra = len(p.event_shape) - len(bp.event_shape)
     return kl.sum(axis=list(range(-extra, 0))) if extra > 0 else kl
 
@@ -697,19 +667,19 @@ def _uniform_pareto(p, q):
 # ----------------------------------------------------------------------------------
 # cross-family +inf: the support of p is not inside that of q
 
-def _inf_kl(*param):
-    """The +inf KL of a family of p, whose (first found) parameter ``param`` gives
-    the dtype and place of the result."""
+def _inf_kl(param):
+    """The +inf KL of a family of p, whose parameter ``param`` gives the dtype and
+    place of the result."""
     def fn(p, q):
-        return _all_inf(p, q, _attr(p, *param))
-    fn.__name__ = f"_inf_kl_{param[0]}"
+        return _all_inf(p, q, getattr(p, param))
+    fn.__name__ = f"_inf_kl_{param}"
     fn.__doc__ = "+inf: p puts mass where q has none."
     return fn
 
 
 _BOUNDED_OR_POSITIVE = ("Beta", "ContinuousBernoulli", "Exponential", "Gamma", "Pareto",
                         "Uniform")
-_kl("Beta", "Pareto")(_inf_kl("alpha", "concentration1"))
+_kl("Beta", "Pareto")(_inf_kl("alpha"))
 _kl("ContinuousBernoulli", "Pareto")(_inf_kl("probs"))
 _kl("Exponential", ("Beta", "ContinuousBernoulli", "Pareto", "Uniform"))(_inf_kl("rate"))
 _kl("Gamma", ("Beta", "ContinuousBernoulli", "Pareto", "Uniform"))(_inf_kl("concentration"))
