@@ -469,6 +469,45 @@ def test_bernoulli_degenerate():
     np.testing.assert_allclose(got, [0.0, 0.0, -math.log(0.7), INF])
 
 
+def test_nearly_equal_arguments_keep_relative_accuracy():
+    """KL ≈ δ² for parameters δ apart: the closed forms avoid the r − 1 − log r
+    cancellation (mpmath at 40 digits is the reference)."""
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    t = lambda v: weft.to_tensor(np.asarray(v, dtype=np.float64))
+    e = 1e-7
+    M = mp.mpf
+    cases = [
+        (D.Normal(t(0.3), t(1.7)), D.Normal(t(0.3 + e), t(1.7 * (1 + e))),
+         lambda: mp.log(M(1.7) * (1 + M(e)) / M(1.7)) + (M(1.7) ** 2 + M(e) ** 2)
+         / (2 * (M(1.7) * (1 + M(e))) ** 2) - M(1) / 2),
+        (D.Exponential(t(2.0)), D.Exponential(t(2.0 + e)),
+         lambda: (M(2) + M(e)) / 2 - 1 - mp.log((M(2) + M(e)) / 2)),
+        (D.Gamma(t(3.0), t(2.0)), D.Gamma(t(3.0), t(2.0 + e)),
+         lambda: 3 * mp.log(M(2) / (M(2) + M(e))) + M(e) * 3 / 2),
+        (D.Laplace(t(0.0), t(1.5)), D.Laplace(t(0.0), t(1.5 + e)),
+         lambda: -mp.log(M(1.5) / (M(1.5) + M(e))) + M(1.5) / (M(1.5) + M(e)) - 1),
+        (D.Cauchy(t(0.0), t(1.5)), D.Cauchy(t(e), t(1.5))),
+        (D.Poisson(t(2.5)), D.Poisson(t(2.5 + e)),
+         lambda: M(2.5) * mp.log(M(2.5) / (M(2.5) + M(e))) + M(e)),
+        (D.Pareto(t(1.0), t(3.0)), D.Pareto(t(1.0), t(3.0 + e)),
+         lambda: (M(3) + M(e)) / 3 - 1 - mp.log((M(3) + M(e)) / 3)),
+        (D.Gumbel(t(0.0), t(2.0)), D.Gumbel(t(e), t(2.0))),
+    ]
+    for case in cases:
+        p, q = case[:2]
+        if len(case) == 3:
+            want = float(case[2]())
+        elif isinstance(p, D.Cauchy):
+            want = float(mp.log1p(M(e) ** 2 / (4 * M(1.5) ** 2)))
+        else:   # Gumbel, equal scales: d + expm1(−d) with d = −e/2
+            d = -M(e) / 2
+            want = float(d + mp.expm1(-d))
+        got = float(D.kl_divergence(p, q).item())
+        assert 0 < want < 1e-12
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=type(p).__name__)
+
+
 # ----------------------------------------------------------------------------------
 # categorical, Dirichlet, Gaussian and structural pairs
 

@@ -87,6 +87,18 @@ def _xlog1my(x, y):
         return ops.where(zero, _zeros(x * ys), x * ops.log1p(-ys))
 
 
+def _rel(a, b):
+    """``(a − b) / b``: the relative change, exact to rounding when ``a ≈ b`` (the
+    subtraction is exact there), unlike ``a / b − 1``."""
+    return (a - b) / b
+
+
+def _xm_log1p(x):
+    """``x − log(1 + x)`` (≥ 0): with ``x`` from :func:`_rel`, the ratio terms
+    ``r − 1 − log r`` of nearly equal distributions keep their relative accuracy."""
+    return x - ops.log1p(x)
+
+
 def _xlogx(x):
     return ops.xlogy(x, x)
 
@@ -181,9 +193,14 @@ def _uniform_log_mgf_neg(p):
 # ----------------------------------------------------------------------------------
 # same family (Paddle's 16 closed forms, with weft's fixes)
 
+def _scale_term(sp, sq):
+    """``½(r² − 1) − log r`` for ``r = sp/sq``, as ``x − log1p(x) + x²/2``."""
+    x = _rel(sp, sq)
+    return _xm_log1p(x) + 0.5 * ops.square(x)
+
+
 def _normal_kl(mp, sp, mq, sq):
-    ratio = sp / sq
-    return 0.5 * (ops.square(ratio) + ops.square((mp - mq) / sq) - 1) - ops.log(ratio)
+    return _scale_term(sp, sq) + 0.5 * ops.square((mp - mq) / sq)
 
 
 @_kl("Normal", "Normal")
@@ -191,8 +208,7 @@ def _normal_normal(p, q):
     if p.loc._data.dtype.kind == "c" or q.loc._data.dtype.kind == "c":
         # circular complex Gaussians (variance σ² split over the two parts):
         # log(σq²/σp²) + σp²/σq² + |μp − μq|²/σq² − 1
-        ratio = p.scale / q.scale
-        return (ops.square(ratio) - 1 - 2 * ops.log(ratio)
+        return (2 * _scale_term(p.scale, q.scale)
                 + ops.square(ops.abs(p.loc - q.loc) / q.scale))
     return _normal_kl(p.loc, p.scale, q.loc, q.scale)
 
@@ -204,8 +220,7 @@ def _lognormal_lognormal(p, q):
 
 @_kl("HalfNormal", "HalfNormal")
 def _halfnormal_halfnormal(p, q):
-    ratio = p.scale / q.scale
-    return 0.5 * (ops.square(ratio) - 1) - ops.log(ratio)
+    return _scale_term(p.scale, q.scale)
 
 
 @_kl("Bernoulli", "Bernoulli")
@@ -274,8 +289,10 @@ def _onehot_onehot(p, q):
 
 @_kl("Cauchy", "Cauchy")
 def _cauchy_cauchy(p, q):
-    return (ops.log(ops.square(p.scale + q.scale) + ops.square(p.loc - q.loc))
-            - ops.log(4 * p.scale * q.scale))
+    # log(((σp+σq)² + Δ²) / (4σpσq)) = log1p(((σp−σq)² + Δ²) / (4σpσq)): no
+    # cancellation for nearly equal arguments
+    return ops.log1p((ops.square(p.scale - q.scale) + ops.square(p.loc - q.loc))
+                     / (4 * p.scale * q.scale))
 
 
 def _cb_ends(d):
@@ -303,15 +320,15 @@ def _dirichlet_dirichlet(p, q):
 
 @_kl("Exponential", "Exponential")
 def _exponential_exponential(p, q):
-    r = q.rate / p.rate
-    return r - 1 - ops.log(r)
+    return _xm_log1p(_rel(q.rate, p.rate))
 
 
 @_kl("Gamma", "Gamma")
 def _gamma_gamma(p, q):
     a1, r1, a2, r2 = p.concentration, p.rate, q.concentration, q.rate
-    return (a2 * (ops.log(r1) - ops.log(r2)) + ops.lgamma(a2) - ops.lgamma(a1)
-            + (a1 - a2) * ops.digamma(a1) + (r2 - r1) * (a1 / r1))
+    x = _rel(r2, r1)          # a2·log(r1/r2) + (r2 − r1)·a1/r1 = a1·x − a2·log1p(x)
+    return (ops.lgamma(a2) - ops.lgamma(a1) + (a1 - a2) * ops.digamma(a1)
+            + a2 * _xm_log1p(x) + (a1 - a2) * x)
 
 
 @_kl("Geometric", "Geometric")
@@ -324,21 +341,27 @@ def _geometric_geometric(p, q):
 
 @_kl("Laplace", "Laplace")
 def _laplace_laplace(p, q):
-    ratio = p.scale / q.scale
+    # |Δ|/bq + r·e^{−|Δ|/bp} − 1 − log r, with r = 1 + x
+    lr = ops.log1p(_rel(p.scale, q.scale))
     d = ops.abs(p.loc - q.loc)
-    return d / q.scale + ratio * ops.exp(-d / p.scale) - 1 - ops.log(ratio)
+    return d / q.scale + ops.expm1(lr - d / p.scale) - lr
 
 
 @_kl("Poisson", "Poisson")
 def _poisson_poisson(p, q):
+    # a·log(a/b) − a + b = a·(x − log1p(x)) with x = (b − a)/a; b where a = 0
     a, b = p.rate, q.rate
-    return ops.xlogy(a, a) - ops.xlogy(a, b) - a + b
+    zero = a == 0
+    a_s = _safe(a, zero, 1.0)
+    with np.errstate(divide="ignore"):      # b == 0 < a: a true +inf
+        kl = a_s * _xm_log1p(_rel(b, a_s))
+    return ops.where(zero, b + _zeros(kl), kl)
 
 
 @_kl("Uniform", "Uniform")
 def _uniform_uniform(p, q):
     bad = ops.logical_or(q.low > p.low, q.high < p.high)
-    return _inf_where(bad, ops.log(q.high - q.low) - ops.log(p.high - p.low))
+    return _inf_where(bad, ops.log((q.high - q.low) / (p.high - p.low)))
 
 
 @_kl("MultivariateNormal", ("MultivariateNormal", "LowRankMultivariateNormal"))
@@ -364,16 +387,15 @@ def _mvn_mvn(p, q):
 
 @_kl("Gumbel", "Gumbel")
 def _gumbel_gumbel(p, q):
-    inv = ops.reciprocal(q.scale)
-    ratio = p.scale * inv
-    return (ops.log(q.scale) - ops.log(p.scale) + (p.loc - q.loc) * inv + (ratio - 1) * _EULER
-            + ops.exp((q.loc - p.loc) * inv + ops.lgamma(1 + ratio)) - 1)
+    # −log r + (μp − μq)/βq + (r − 1)γ + exp((μq − μp)/βq + lgamma(1 + r)) − 1
+    x = _rel(p.scale, q.scale)              # r − 1
+    d = (p.loc - q.loc) / q.scale
+    return -ops.log1p(x) + d + x * _EULER + ops.expm1(ops.lgamma(2 + x) - d)
 
 
 @_kl("Pareto", "Pareto")
 def _pareto_pareto(p, q):
-    ratio = q.alpha / p.alpha
-    kl = q.alpha * (ops.log(p.scale) - ops.log(q.scale)) + ratio - 1 - ops.log(ratio)
+    kl = q.alpha * ops.log(p.scale / q.scale) + _xm_log1p(_rel(q.alpha, p.alpha))
     return _inf_where(p.scale < q.scale, kl)
 
 
