@@ -32,6 +32,7 @@ from .. import ops
 from ..linalg import triangular_solve
 from ._util import EULER as _EULER
 from ._util import HALF_LOG_2PI as _HALF_LOG_2PI
+from ._util import as_tensor
 from .kl import kl_divergence, register_kl
 
 _INF = math.inf
@@ -97,6 +98,10 @@ def _xm_log1p(x):
     """``x − log(1 + x)`` (≥ 0): with ``x`` from :func:`_rel`, the ratio terms
     ``r − 1 − log r`` of nearly equal distributions keep their relative accuracy."""
     return x - ops.log1p(x)
+
+
+def _cast_like(x, like):
+    return x if x.dtype == like.dtype else ops.cast(x, like.dtype)
 
 
 def _xlogx(x):
@@ -242,19 +247,15 @@ def _binomial_binomial(p, q):
     involving k's factorials have closed expectations, the rest is a sum over p's
     support that vanishes when n_p == n_q. +inf where n_p > n_q."""
     a, b = p.probs, q.probs
-    n_p = ops.cast(p.total_count, a.dtype) if p.total_count.dtype != a.dtype else p.total_count
-    n_q = ops.cast(q.total_count, b.dtype) if q.total_count.dtype != b.dtype else q.total_count
+    n_p, n_q = _cast_like(p.total_count, a), _cast_like(q.total_count, b)
     bad = n_p > n_q
     n_qs = ops.where(bad, n_p, n_q)            # stand-in so the masked branch is finite
     kl = (n_p * (ops.xlogy(a, a) - ops.xlogy(a, b)) + n_p * _xlog1my(1 - a, a)
           - _xlog1my(n_qs - n_p * a, b) + ops.lgamma(n_p + 1) - ops.lgamma(n_qs + 1))
-    np_arr, nq_arr = np.asarray(n_p.numpy()), np.asarray(n_qs.numpy())
-    if np_arr.size and not np.array_equal(np.broadcast_to(np_arr, np.broadcast_shapes(
-            np_arr.shape, nq_arr.shape)), np.broadcast_to(nq_arr, np.broadcast_shapes(
-            np_arr.shape, nq_arr.shape))):
-        kmax = int(np_arr.max())
+    if bool((n_p != n_qs).any()):               # the factorial terms differ somewhere
+        kmax = int(n_p.max().item())
         shape = [kmax + 1] + [1] * len(kl.shape)
-        k = ops.reshape(ops.arange(kmax + 1, dtype=a.dtype), shape)
+        k = ops.reshape(as_tensor(np.arange(kmax + 1), a._data.dtype, like=a), shape)
         inside = k <= n_p
         ks = ops.where(inside, k, _zeros(k * n_p))
         log_pmf = (ops.lgamma(n_p + 1) - ops.lgamma(ks + 1) - ops.lgamma(n_p - ks + 1)
@@ -722,8 +723,7 @@ def _poisson_bernoulli(p, q):
 def _poisson_binomial(p, q):
     """+inf, except for a Poisson of rate 0: −n·log(1 − q)."""
     zero = p.rate == 0
-    n = q.total_count
-    n = ops.cast(n, q.probs.dtype) if n.dtype != q.probs.dtype else n
+    n = _cast_like(q.total_count, q.probs)
     return _inf_where(ops.logical_not(zero), -_xlog1my(n + ops.zeros_like(p.rate), q.probs))
 
 
