@@ -15,4 +15,5 @@ void bind_sparse_spmm(pybind11::module_& m);
 void bind_sparse_structural(pybind11::module_& m);
 void bind_sparse_elementwise(pybind11::module_& m);
 void bind_sparse_spgemm(pybind11::module_& m);
+void bind_special(pybind11::module_& m);
 }  // namespace weft

@@ -14,4 +14,5 @@ PYBIND11_MODULE(_C, m) {
   weft::bind_sparse_structural(m);
   weft::bind_sparse_elementwise(m);
   weft::bind_sparse_spgemm(m);
+  weft::bind_special(m);
 }

@@ -404,6 +404,16 @@ def b_sampled(d):
     return (pc, pl, xc, xl, _vals(d, (len(xl),), vt), yc, yl, _vals(d, (len(yl),), vt), n)
 
 
+def b_gamma_shape(d):
+    # shapes and points from tiny to huge, with the edges (0, inf, NaN, negatives)
+    n = d(st.integers(0, 4))
+    pts = st.one_of(st.floats(1e-6, 400.0), st.sampled_from([0.0, -1.0, np.inf, np.nan, 1e-300,
+                                                             199.99, 200.0, 1e6]))
+    a = np.array(d(st.lists(pts, min_size=n, max_size=n)), dtype=np.float64)
+    x = np.array(d(st.lists(pts, min_size=n, max_size=n)), dtype=np.float64)
+    return (a, x, d(st.sampled_from([1, 2, 1, 0, 3])), np.empty(n), np.empty(n))
+
+
 BUILDERS = {
     "index_add_": b_index_add,
     "reindex_graph": b_reindex,
@@ -430,6 +440,7 @@ BUILDERS = {
     "sparse_csr_rows": b_rows,
     "sparse_spgemm": b_spgemm,
     "sparse_spgemm_sampled": b_sampled,
+    "gamma_shape_derivs": b_gamma_shape,
     "get_num_threads": lambda d: (),
     "has_openmp": lambda d: (),
     "build_info": lambda d: (),
@@ -482,6 +493,7 @@ RANDOM_ARGS = {
     "sparse_spgemm": lambda d: ((crows(d), index(d), values(d), crows(d), index(d), values(d), size(d)), {}),
     "sparse_spgemm_sampled": lambda d: ((crows(d), index(d), crows(d), index(d), values(d), crows(d), index(d),
                                          values(d), size(d)), {}),
+    "gamma_shape_derivs": lambda d: ((values(d), values(d), size(d), values(d), values(d)), {}),
     "get_num_threads": lambda d: ((), {}),
     "has_openmp": lambda d: ((), {}),
     "build_info": lambda d: ((), {}),

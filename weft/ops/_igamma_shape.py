@@ -52,6 +52,11 @@ def _xp(a):
     return xp_of(a)
 
 
+def _trigamma(xp, sp, a):
+    # an array order: cupyx's polygamma broadcasts its order with the argument
+    return sp.polygamma(xp.full_like(a, 1.0), a)
+
+
 def _series(xp, sp, a, x, order):
     """Scaled derivatives from the power series; ``a, x`` 1-D float64, ``x < a + 1``."""
     n = a.size
@@ -84,7 +89,7 @@ def _series(xp, sp, a, x, order):
     ell = xp.log(x) - sp.digamma(a + 1.0)
     if order == 1:
         return (s * ell + s1) / a
-    return (s * (ell * ell - sp.polygamma(1, a + 1.0)) + 2.0 * ell * s1 + s2) / a
+    return (s * (ell * ell - _trigamma(xp, sp, a + 1.0)) + 2.0 * ell * s1 + s2) / a
 
 
 def _cfrac(xp, sp, a, x, order):
@@ -142,7 +147,7 @@ def _cfrac(xp, sp, a, x, order):
     m = xp.log(x) - sp.digamma(a)
     if order == 1:
         return -(m * out_f + out_df)
-    return -((m * m - sp.polygamma(1, a)) * out_f + 2.0 * m * out_df + out_ef)
+    return -((m * m - _trigamma(xp, sp, a)) * out_f + 2.0 * m * out_df + out_ef)
 
 
 def _quadrature(xp, sp, a, x, order):
@@ -167,19 +172,32 @@ def _quadrature(xp, sp, a, x, order):
     w = xp.exp(a[:, None] * (u - ux[:, None]) - (xp.exp(u) - x[:, None]))
     m = u - sp.digamma(a)[:, None]
     if order == 2:
-        m = m * m - sp.polygamma(1, a)[:, None]
+        m = m * m - _trigamma(xp, sp, a)[:, None]
     r = half * ((w * m) @ weights)
     return xp.where(lower, r, -r)
 
 
-def scaled_shape_derivs(a, x, order):
+def scaled_shape_derivs(a, x, order, native=None):
     """``(lp, R)`` with ``d^order P(a, x) / da^order = exp(lp) * R`` (see the module
     docstring). ``a``, ``x``: broadcastable float arrays; computed in float64.
     Entries with ``x`` equal to 0 or inf get ``lp = -inf`` (the derivative is 0);
-    ``a == 0`` entries are left to the caller (``lp`` is NaN there)."""
+    ``a == 0`` entries are left to the caller (``lp`` is NaN there).
+
+    Host arrays go to the native kernel (``csrc/special/igamma_shape.cpp``, the same
+    methods as scalar code, parallel); CuPy arrays, or ``native=False``, to the
+    array code below."""
     xp, sp = _xp(a), _sp(a)
     a, x = xp.broadcast_arrays(xp.asarray(a, dtype=np.float64), xp.asarray(x, dtype=np.float64))
     shape = a.shape
+    if native is None:
+        native = xp is np
+    if native:
+        from .._native import extension  # noqa: PLC0415
+
+        a, x = np.ascontiguousarray(a).ravel(), np.ascontiguousarray(x).ravel()
+        lp, r = np.empty(a.shape), np.empty(a.shape)
+        extension.gamma_shape_derivs(a, x, order, lp, r)
+        return lp.reshape(shape), r.reshape(shape)
     a, x = a.ravel(), x.ravel()
     lp = xp.full(a.shape, -np.inf)
     r = xp.zeros(a.shape)
@@ -201,11 +219,11 @@ def scaled_shape_derivs(a, x, order):
     return lp.reshape(shape), r.reshape(shape)
 
 
-def shape_derivative(a, x, order):
+def shape_derivative(a, x, order, native=None):
     """``d^order P(a, x) / da^order`` (float64); at ``a == 0`` the one-sided first
     derivative ``-E1(x)`` (the second is NaN there)."""
     xp, sp = _xp(a), _sp(a)
-    lp, r = scaled_shape_derivs(a, x, order)
+    lp, r = scaled_shape_derivs(a, x, order, native)
     with np.errstate(invalid="ignore", over="ignore"):
         out = xp.where(lp == -np.inf, 0.0, xp.exp(lp) * r)
     a, x = xp.broadcast_arrays(xp.asarray(a, dtype=np.float64), xp.asarray(x, dtype=np.float64))
@@ -215,10 +233,10 @@ def shape_derivative(a, x, order):
     return out
 
 
-def gamma_sample_grad(a, z):
+def gamma_sample_grad(a, z, native=None):
     """``dz/da = -(dP/da)(z; a) / p(z; a)`` for Gamma(a, 1) samples ``z`` (float64):
     the implicit reparameterisation gradient. 0 where ``z`` is 0 or inf."""
     xp = _xp(a)
-    lp, r = scaled_shape_derivs(a, z, 1)
+    lp, r = scaled_shape_derivs(a, z, 1, native)
     a, z = xp.broadcast_arrays(xp.asarray(a, dtype=np.float64), xp.asarray(z, dtype=np.float64))
     return xp.where(lp == -np.inf, 0.0, -z * r)

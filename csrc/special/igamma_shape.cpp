@@ -1,0 +1,263 @@
+// Shape derivatives of the regularized lower incomplete gamma P(a, x), first and
+// second order, scaled: d^k P / da^k = exp(lp) * r with lp = a log x - x - lgamma(a).
+// The CPU twin of weft/ops/_igamma_shape.py (whose array code also serves CuPy); the
+// methods are the same -- power series for x < a + 1, the continued fraction of
+// Q = 1 - P differentiated through its Wallis recurrences for x >= a + 1, and
+// Gauss-Legendre quadrature of E[m_k(log T) 1{T < x}] for large a -- but scalar
+// code runs the series and the fraction far further before quadrature pays:
+// their loops hold no transcendental function, so the O(sqrt(a)) terms they need
+// near the mode cost less than quadrature's ~100 exponentials up to a ~ 200.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <limits>
+#include <vector>
+
+#include "common/checks.h"
+#include "common/parallel.h"
+
+namespace py = pybind11;
+
+namespace weft {
+namespace {
+
+constexpr double kEps = 1e-16;
+constexpr double kQuadA = 200.0;
+constexpr int kMaxSeries = 100000;
+constexpr int kMaxCf = 100000;
+constexpr double kDrop = 46.0;  // the quadrature covers the integrand down to e^-46
+constexpr int kNodes = 48;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Gauss-Legendre nodes and weights on [-1, 1], by Newton's method on P_n.
+struct Legendre {
+  double x[kNodes], w[kNodes];
+  Legendre() {
+    const double pi = 3.14159265358979323846;
+    for (int i = 0; i < kNodes; ++i) {
+      double z = std::cos(pi * (i + 0.75) / (kNodes + 0.5)), dp = 0.0;
+      for (int it = 0; it < 100; ++it) {
+        double p0 = 1.0, p1 = z;
+        for (int k = 2; k <= kNodes; ++k) {
+          const double p2 = ((2.0 * k - 1.0) * z * p1 - (k - 1.0) * p0) / k;
+          p0 = p1;
+          p1 = p2;
+        }
+        dp = kNodes * (z * p1 - p0) / (z * z - 1.0);
+        const double dz = p1 / dp;
+        z -= dz;
+        if (std::fabs(dz) < 1e-16) break;
+      }
+      x[i] = z;
+      w[i] = 2.0 / ((1.0 - z * z) * dp * dp);
+    }
+  }
+};
+
+const Legendre& legendre() {
+  static const Legendre table;  // thread-safe initialisation (C++11)
+  return table;
+}
+
+double log_gamma(double a) {
+  int sign = 1;
+  return lgamma_r(a, &sign);  // lgamma_r: no write to the global signgam
+}
+
+// psi and psi' by recurrence up to 10, then their asymptotic series
+double digamma(double x) {
+  double acc = 0.0;
+  while (x < 10.0) {
+    acc -= 1.0 / x;
+    x += 1.0;
+  }
+  const double i2 = 1.0 / (x * x);
+  return acc + std::log(x) - 0.5 / x -
+         i2 * (1.0 / 12 - i2 * (1.0 / 120 - i2 * (1.0 / 252 - i2 * (1.0 / 240 - i2 * (1.0 / 132)))));
+}
+
+double trigamma(double x) {
+  double acc = 0.0;
+  while (x < 10.0) {
+    acc += 1.0 / (x * x);
+    x += 1.0;
+  }
+  const double i1 = 1.0 / x, i2 = i1 * i1;
+  return acc + i1 + 0.5 * i2 +
+         i1 * i2 * (1.0 / 6 - i2 * (1.0 / 30 - i2 * (1.0 / 42 - i2 * (1.0 / 30 - i2 * (5.0 / 66)))));
+}
+
+// What depends on the shape alone: computed once per run of equal shapes (a sample of
+// one Gamma law broadcasts one shape over all its draws).
+struct Shape {
+  double a = kNaN, lgamma_a = 0.0, psi_a = 0.0, psi_a1 = 0.0, tri_a = 0.0, tri_a1 = 0.0;
+  void set(double v, int order) {
+    if (v == a) return;
+    a = v;
+    lgamma_a = log_gamma(v);
+    psi_a = digamma(v);
+    psi_a1 = psi_a + 1.0 / v;
+    if (order == 2) {
+      tri_a = trigamma(v);
+      tri_a1 = tri_a - 1.0 / (v * v);
+    }
+  }
+};
+
+double series(const Shape& sh, double x, int order) {
+  const double a = sh.a;
+  double t = 1.0, s = 1.0, h = 0.0, q = 0.0, s1 = 0.0, s2 = 0.0;
+  for (int k = 1; k <= kMaxSeries; ++k) {
+    const double inv = 1.0 / (a + k);
+    t *= x * inv;
+    h -= inv;
+    const double th = t * h;
+    s += t;
+    s1 += th;
+    if (order == 2) {
+      q += inv * inv;
+      s2 += t * (h * h + q);
+    }
+    if (t <= kEps * s && std::fabs(th) <= kEps * std::fabs(s1)) break;
+  }
+  const double ell = std::log(x) - sh.psi_a1;
+  if (order == 1) return (s * ell + s1) / a;
+  return (s * (ell * ell - sh.tri_a1) + 2.0 * ell * s1 + s2) / a;
+}
+
+double cfrac(const Shape& sh, double x, int order) {
+  const double a = sh.a;
+  double A1 = 1.0, B1 = x + 1.0 - a, A0 = 0.0, B0 = 1.0;
+  double dA1 = 0.0, dB1 = -1.0, dA0 = 0.0, dB0 = 0.0;
+  double eA1 = 0.0, eB1 = 0.0, eA0 = 0.0, eB0 = 0.0;
+  double f = 1.0 / B1, df = 1.0 / (B1 * B1), ef = 2.0 / (B1 * B1 * B1);
+  for (int k = 2; k <= kMaxCf; ++k) {
+    const double bk = x + (2.0 * k - 1.0) - a, ak = (k - 1.0) * (a - (k - 1.0));
+    const double A2 = bk * A1 + ak * A0, B2 = bk * B1 + ak * B0;
+    const double dA2 = -A1 + bk * dA1 + (k - 1.0) * A0 + ak * dA0;
+    const double dB2 = -B1 + bk * dB1 + (k - 1.0) * B0 + ak * dB0;
+    double eA2 = 0.0, eB2 = 0.0;
+    if (order == 2) {
+      eA2 = -2.0 * dA1 + bk * eA1 + 2.0 * (k - 1.0) * dA0 + ak * eA0;
+      eB2 = -2.0 * dB1 + bk * eB1 + 2.0 * (k - 1.0) * dB0 + ak * eB0;
+    }
+    // rescale both steps by 1/B_k (the recurrence is linear and homogeneous)
+    const double r = 1.0 / B2;
+    A0 = A1 * r; B0 = B1 * r; dA0 = dA1 * r; dB0 = dB1 * r; eA0 = eA1 * r; eB0 = eB1 * r;
+    A1 = A2 * r; B1 = 1.0; dA1 = dA2 * r; dB1 = dB2 * r; eA1 = eA2 * r; eB1 = eB2 * r;
+    const double fn = A1, dfn = dA1 - fn * dB1;
+    bool done = std::fabs(fn - f) <= kEps * std::fabs(fn) && std::fabs(dfn - df) <= kEps * std::fabs(dfn);
+    if (order == 2) {
+      const double efn = eA1 - 2.0 * dfn * dB1 - fn * eB1;
+      done = done && std::fabs(efn - ef) <= kEps * std::fabs(efn);
+      ef = efn;
+    }
+    f = fn;
+    df = dfn;
+    if (done) break;
+  }
+  const double m = std::log(x) - sh.psi_a;
+  if (order == 1) return -(m * f + df);
+  return -((m * m - sh.tri_a) * f + 2.0 * m * df + ef);
+}
+
+double quadrature(const Shape& sh, double x, int order) {
+  const double a = sh.a;
+  const bool lower = x <= a;
+  // Newton on the convex, increasing log-decrement of the integrand away from log x
+  double d = std::sqrt(2.0 * kDrop / x);
+  for (int it = 0; it < 60; ++it) {
+    const double ed = std::exp(lower ? -d : d);
+    const double val = lower ? a * d - x * (1.0 - ed) : x * (ed - 1.0) - a * d;
+    const double der = lower ? a - x * ed : x * ed - a;
+    const double step = (val - kDrop) / std::fmax(der, 1e-300);
+    const double nd = std::fmax(d - step, 0.5 * d);
+    if (std::fabs(nd - d) <= 1e-3 * d) {
+      d = nd;
+      break;
+    }
+    d = nd;
+  }
+  const Legendre& gl = legendre();
+  const double ux = std::log(x), half = 0.5 * d, mid = lower ? ux - half : ux + half;
+  const double psi = sh.psi_a, tri = sh.tri_a;
+  double acc = 0.0;
+  for (int i = 0; i < kNodes; ++i) {
+    const double u = mid + half * gl.x[i];
+    const double w = std::exp(a * (u - ux) - (std::exp(u) - x));
+    double m = u - psi;
+    if (order == 2) m = m * m - tri;
+    acc += gl.w[i] * w * m;
+  }
+  return lower ? half * acc : -half * acc;
+}
+
+void one(Shape& sh, double a, double x, int order, double& lp, double& r) {
+  if (std::isnan(a) || std::isnan(x) || a <= 0.0 || x < 0.0 || std::isinf(a)) {
+    lp = kNaN;
+    r = kNaN;
+    return;
+  }
+  if (x == 0.0 || std::isinf(x)) {
+    lp = -kInf;
+    r = 0.0;
+    return;
+  }
+  sh.set(a, order);
+  lp = a * std::log(x) - x - sh.lgamma_a;
+  if (a >= kQuadA)
+    r = quadrature(sh, x, order);
+  else if (x < a + 1.0)
+    r = series(sh, x, order);
+  else
+    r = cfrac(sh, x, order);
+}
+
+// gamma_shape_derivs(a, x, order, lp_out, r_out): contiguous float64 arrays of one size
+void gamma_shape_derivs(const py::array& a, const py::array& x, int order, py::array& lp_out,
+                        py::array& r_out) {
+  const char* op = "gamma_shape_derivs";
+  const char* names[] = {"a", "x", "lp_out", "r_out"};
+  int k = 0;
+  const py::array* arrays[] = {&a, &x, &lp_out, &r_out};
+  for (const py::array* arr : arrays) {
+    if (!arr->dtype().is(py::dtype::of<double>()))
+      throw py::type_error(std::string(op) + ": " + names[k] + " must be float64, got " +
+                           std::string(py::str(arr->dtype())));
+    check_contiguous(*arr, op, names[k]);
+    ++k;
+  }
+  check_writeable(lp_out, op, "lp_out");
+  check_writeable(r_out, op, "r_out");
+  const std::int64_t n = static_cast<std::int64_t>(a.size());
+  if (x.size() != a.size() || lp_out.size() != a.size() || r_out.size() != a.size())
+    throw py::value_error(std::string(op) + ": a, x, lp_out and r_out must have the same size, got " +
+                          std::to_string(a.size()) + ", " + std::to_string(x.size()) + ", " +
+                          std::to_string(lp_out.size()) + ", " + std::to_string(r_out.size()));
+  if (order != 1 && order != 2)
+    throw py::value_error(std::string(op) + ": order must be 1 or 2, got " + std::to_string(order));
+  const double* pa = static_cast<const double*>(a.data());
+  const double* px = static_cast<const double*>(x.data());
+  double* plp = static_cast<double*>(lp_out.mutable_data());
+  double* pr = static_cast<double*>(r_out.mutable_data());
+  legendre();  // initialise the table before the workers start
+  py::gil_scoped_release nogil;
+  parallel_for(0, n, 1024, [&](std::int64_t b, std::int64_t e) {
+    Shape sh;
+    for (std::int64_t i = b; i < e; ++i) one(sh, pa[i], px[i], order, plp[i], pr[i]);
+  });
+}
+
+}  // namespace
+
+void bind_special(py::module_& m) {
+  m.def("gamma_shape_derivs", &gamma_shape_derivs, py::arg("a").noconvert(), py::arg("x").noconvert(),
+        py::arg("order"), py::arg("lp_out").noconvert(), py::arg("r_out").noconvert(),
+        "Scaled shape derivatives of the regularized lower incomplete gamma (float64).");
+}
+
+}  // namespace weft
