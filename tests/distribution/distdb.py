@@ -41,9 +41,14 @@ How to write an entry (``db_dist.py`` has many examples)::
   ``(2,) + batch + event``: a sample dim that broadcasts against the batch).
 - ``has_rsample``: rsample exists and its gradients are checked against finite
   differences of a seeded expectation (``rsample_rtol``), unless ``rsample_fd_skip``
-  says why that cannot work (implicit reparameterisation of a rejection sampler). ``discrete``: integer
-  support (no value gradient, pmf names). Univariate continuous entries also get the
-  Kolmogorov-Smirnov test (``ks``); ``moments`` checks sample mean and variance.
+  says why that cannot work (implicit reparameterisation of a rejection sampler).
+  ``discrete``: integer support (no value gradient, pmf names). Univariate continuous
+  entries also get the Kolmogorov-Smirnov test (``ks``); ``moments`` checks sample mean
+  and variance. Every entry's draws are checked to lie in its ``support``, and random
+  batch and sample shapes (empty dims included) are tried on ``sample``/``log_prob``.
+- ``gradcheck``: ``log_prob`` is gradchecked in float64 with respect to the
+  parameters (and the value, for continuous entries: ``value_grad``) for the batch
+  cases ``gradcheck_cases``.
 - ``invalid``: parameter dicts (numpy, 1-D) that must raise ValueError under
   ``set_validate_args(True)`` (and construct without it, as in Paddle, unless
   ``invalid_constructs=False``: a covariance that is not positive definite cannot be

@@ -72,6 +72,9 @@ def test_complex_normal():
     np.testing.assert_allclose(d.entropy().numpy(), [1 + math.log(math.pi * 4.0)], rtol=1e-6)
     with pytest.raises(NotImplementedError, match="complex"):
         d.cdf(weft.to_tensor(np.array([z])))
+    # complex loc given as numpy arrays or Python numbers keeps its imaginary part
+    assert D.Normal(np.array([1j]), 1.0).sample([2]).dtype == np.complex128
+    assert D.Normal(1j, 1.0).loc.dtype == np.complex64 and D.Normal(1j, 1.0).loc.item() == 1j
 
 
 def test_no_validation_by_default():
@@ -267,6 +270,11 @@ def test_multivariate_normal_specifics():
     np.testing.assert_allclose(got, want, rtol=1e-12)
     np.testing.assert_allclose(D.MultivariateNormal(_t(loc), scale_tril=_t(
         np.linalg.cholesky(cov))).covariance_matrix.numpy()[0], cov, rtol=1e-12)
+    # draws with one shared factor (a single GEMM) have the right moments
+    weft.seed(8)
+    s = D.MultivariateNormal(_t(loc[0]), covariance_matrix=_t(cov)).sample([40000]).numpy()
+    np.testing.assert_allclose(s.mean(0), loc[0], atol=0.1)
+    np.testing.assert_allclose(np.cov(s.T), cov, rtol=0.05, atol=0.1)
 
 
 def test_low_rank_with_zero_diagonal():
@@ -551,3 +559,29 @@ def test_exponential_family_generic_formulas(make):
                 return np.exp(lp) * (lp - lq)
             want.append(quad(f, 0, hi)[0])
     np.testing.assert_allclose(kl, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("make,ref", [
+    (lambda: D.Normal(_t(0.5), _t(2.0)), stats.norm(0.5, 2.0)),
+    (lambda: D.Laplace(_t(0.5), _t(2.0)), stats.laplace(0.5, 2.0)),
+    (lambda: D.Cauchy(_t(0.5), _t(2.0)), stats.cauchy(0.5, 2.0)),
+    (lambda: D.Gumbel(_t(0.5), _t(2.0)), stats.gumbel_r(0.5, 2.0)),
+    (lambda: D.Exponential(_t(2.0)), stats.expon(scale=0.5)),
+    (lambda: D.LogNormal(_t(0.5), _t(0.7)), stats.lognorm(0.7, scale=np.exp(0.5))),
+])
+def test_cdf_and_icdf_in_the_tails(make, ref):
+    """Relative accuracy where the cdf is tiny or close to one (no cancellation)."""
+    d = make()
+    q = np.array([1e-300, 1e-30, 1e-10, 1e-3, 0.5, 1 - 1e-3, 1 - 1e-10])
+    x = ref.ppf(q)
+    np.testing.assert_allclose(d.icdf(_t(q)).numpy(), x, rtol=1e-9)
+    keep = np.isfinite(x)
+    np.testing.assert_allclose(d.cdf(_t(x[keep])).numpy(), ref.cdf(x[keep]), rtol=1e-9)
+    np.testing.assert_allclose(d.log_prob(_t(x[keep])).numpy(), ref.logpdf(x[keep]), rtol=1e-9)
+
+
+def test_complex_parameters_are_refused_outside_normal_loc():
+    for make in (lambda: D.Uniform(1j, 2.0), lambda: D.Laplace(0.0, np.array([1j])),
+                 lambda: D.Normal(0.0, 1j)):
+        with pytest.raises(TypeError, match="real"):
+            make()

@@ -275,3 +275,24 @@ def test_cumulative_distribution_transform():
     np.testing.assert_allclose(t.inverse(t.forward(x)).numpy(), x.numpy(), atol=1e-9)
     np.testing.assert_allclose(t.forward_log_det_jacobian(x).numpy(),
                                stats.norm.logpdf(x.numpy()), rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_gradients_of_forward_inverse_and_log_det(name):
+    make, gen, rank = CASES[name]
+    t = make()
+    x = weft.to_tensor(gen(np.random.default_rng(2)))
+    x.stop_gradient = False
+    assert weft.autograd.gradcheck(lambda v: t.forward(v), [x])
+    assert weft.autograd.gradcheck(lambda v: t.forward_log_det_jacobian(v), [x])
+    y = t.forward(x).detach()
+    y.stop_gradient = False
+    assert weft.autograd.gradcheck(lambda v: t.inverse(v), [y])
+
+
+def test_float32_inputs_keep_their_dtype():
+    x = weft.to_tensor(np.array([0.3, 1.2], np.float32))
+    for t in (D.AffineTransform(0.5, 2.0), D.PowerTransform(2.0), D.ExpTransform(),
+              D.SigmoidTransform(), D.TanhTransform(), D.SoftplusTransform()):
+        assert t.forward(x).dtype == np.float32, t
+        assert t.forward_log_det_jacobian(x).dtype == np.float32, t

@@ -15,7 +15,7 @@ import numpy as np
 from .. import ops
 from ..core import dtype as _dt
 from ..ops.random import _Draw as _RandomDraw
-from ..core.args import shape_arg, check_nonneg_shape, xp_of
+from ..core.args import check_nonneg_shape, shape_arg, xp_of  # noqa: F401 (xp_of: for the families)
 from ..core.tensor import Tensor, to_array
 
 LOG_2PI = math.log(2 * math.pi)
@@ -61,8 +61,11 @@ def as_tensor(v, dtype, like=None):
 def to_tensors(*args, dtype=None, real=True):
     """Convert ``args`` to Tensors of one floating dtype (not broadcast)."""
     d = np.dtype(dtype) if dtype is not None else float_dtype_of(args)
-    if real and d.kind == "c":
-        d = np.dtype(_dt.to_real(d))
+    if real and (d.kind == "c" or any(
+            (a._data.dtype.kind == "c") if isinstance(a, Tensor) else np.iscomplexobj(a)
+            for a in args)):
+        raise TypeError("distribution parameters must be real, got a complex value "
+                        "(only Normal's loc may be complex)")
     if d.kind not in "fc":
         d = np.dtype(_dt.default_float())
     like = next((a for a in args if isinstance(a, Tensor)), None)
@@ -260,10 +263,16 @@ def tri_mahalanobis(lower, diff):
     lead = full[:len(full) - nbl]                  # dims L does not have
     bl = full[len(full) - nbl:]
     n = len(lead)
-    # (lead, bl, k) -> (bl, k, lead) -> (bl, k, prod(lead))
-    perm = list(range(n, n + nbl)) + [n + nbl] + list(range(n))
-    cols = ops.transpose(diff, perm).reshape(bl + [k, int(np.prod(lead))]) if n else \
-        diff.unsqueeze(-1)
+    if not n:
+        cols = diff.unsqueeze(-1)
+    elif not nbl:
+        # one shared factor: (N, k) -> its transposed view (k, N), which LAPACK reads
+        # in place (Fortran order)
+        cols = ops.transpose(diff.reshape([int(np.prod(lead)), k]), [1, 0])
+    else:
+        # (lead, bl, k) -> (bl, k, lead) -> (bl, k, prod(lead))
+        perm = list(range(n, n + nbl)) + [n + nbl] + list(range(n))
+        cols = ops.transpose(diff, perm).reshape(bl + [k, int(np.prod(lead))])
     from ..linalg import triangular_solve
 
     z = triangular_solve(lower, cols, upper=False)
@@ -273,3 +282,14 @@ def tri_mahalanobis(lower, diff):
     m = m.reshape(bl + lead)
     back = list(range(nbl, nbl + n)) + list(range(nbl))
     return ops.transpose(m, back)
+
+
+def log1p_square(z):
+    """``log(1 + z²)``; above |z| = 1 as ``2 log|z| + log1p(1/z²)``, so huge ``z`` do not
+    overflow (each branch gets arguments that are safe where it is not taken)."""
+    az = z.abs()
+    big = az > 1
+    a = ops.where(big, az, 2.0)
+    small = ops.where(big, 0.0, z)
+    inv = 1.0 / a
+    return ops.where(big, 2.0 * a.log() + (inv * inv).log1p(), (small * small).log1p())

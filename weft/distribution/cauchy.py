@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from .. import ops
 from . import _util, constraints
 from .distribution import Distribution
 
@@ -73,12 +74,17 @@ class Cauchy(Distribution):
     def log_prob(self, value):
         value = self._value(value)
         z = (value - self.loc) / self.scale
-        return -(z * z).log1p() - (self.scale.log() + _LOG_PI)
+        return -_util.log1p_square(z) - (self.scale.log() + _LOG_PI)
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)
-        return ((value - self.loc) / self.scale).atan() / math.pi + 0.5
+        # atan2(1, -z) / π: the same as ½ + atan(z)/π, without cancelling in the left tail
+        z = (value - self.loc) / self.scale
+        return ops.atan2(ops.ones_like(z), -z) / math.pi
 
     def icdf(self, value):
         q = self._validate_prob(self._value(value, "icdf", check=False))
-        return self.loc + self.scale * (math.pi * (q - 0.5)).tan()
+        # tan(π(q - ½)) = -1/tan(πq), written so that each tail sees an exact argument
+        lower = q < 0.5
+        t = ops.where(lower, -1.0 / (math.pi * q).tan(), 1.0 / (math.pi * (1.0 - q)).tan())
+        return self.loc + self.scale * t

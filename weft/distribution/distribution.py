@@ -208,9 +208,10 @@ class Distribution:
                 continue
             ok = c.check(v)
             if not bool(ok.all()):
-                bad = v.numpy()[..., ] if v.size <= 8 else "(some entries)"
+                got = v.numpy().tolist() if v.size <= 8 else \
+                    f"a tensor of shape {v.shape} with entries outside it"
                 raise ValueError(f"{type(self).__name__}: parameter {name!r} must satisfy "
-                                 f"the constraint {c!r}, got {bad}")
+                                 f"the constraint {c!r}, got {got}")
         self._check_extra()
 
     def _check_extra(self):
@@ -279,5 +280,5 @@ class Distribution:
         for name in self.arg_constraints:
             v = vars(self).get(name)
             if isinstance(v, Tensor):
-                parts.append(f"{name}: {v.shape if v.size > 1 else v.item()}")
+                parts.append(f"{name}: {v.item() if v.size == 1 else v.shape}")
         return f"{type(self).__name__}({', '.join(parts)})"

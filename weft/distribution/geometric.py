@@ -1,8 +1,6 @@
 """Geometric(probs): failures before the first success."""
 from __future__ import annotations
 
-import numpy as np
-
 from .. import ops
 from . import _util, constraints
 from .distribution import Distribution

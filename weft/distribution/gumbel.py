@@ -85,7 +85,11 @@ class Gumbel(TransformedDistribution):
 
     def icdf(self, value):
         q = self._validate_prob(self._value(value, "icdf", check=False))
-        return self.loc - self.scale * (-q.log()).log()
+        # log q as log1p(q - 1) near 1, where q - 1 is exact
+        lower = q < 0.5
+        log_q = ops.where(lower, ops.where(lower, q, 0.5).log(),
+                          (ops.where(lower, 0.5, q) - 1.0).log1p())
+        return self.loc - self.scale * (-log_q).log()
 
 
 def _no_grad_sample(d, shape):

@@ -95,7 +95,7 @@ class HalfCauchy(_Half):
         return xp.asarray(xp.tan(math.pi * (u - 0.5)))
 
     def _log_density(self, z):
-        return -(z * z).log1p() + (_util.LOG_2 - _LOG_PI)
+        return -_util.log1p_square(z) + (_util.LOG_2 - _LOG_PI)
 
     @property
     def mean(self):

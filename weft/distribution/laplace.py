@@ -69,9 +69,12 @@ class Laplace(Distribution):
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)
         z = (value - self.loc) / self.scale
-        return 0.5 - 0.5 * ops.sign(z) * (-z.abs()).expm1()
+        half_tail = 0.5 * (-z.abs()).exp()          # exact in both tails
+        return ops.where(z < 0, half_tail, 1.0 - half_tail)
 
     def icdf(self, value):
         q = self._validate_prob(self._value(value, "icdf", check=False))
-        t = q - 0.5
-        return self.loc - self.scale * ops.sign(t) * (-2.0 * t.abs()).log1p()
+        lower = q < 0.5
+        # log(2q) below the median, -log(2(1-q)) above: 1 - q is exact there
+        t = ops.where(lower, (2.0 * q).log(), -(2.0 * (1.0 - q)).log())
+        return self.loc + self.scale * t

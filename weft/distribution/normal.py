@@ -17,7 +17,12 @@ _LOG_PI = math.log(math.pi)
 
 def _normal_params(loc, scale):
     """``loc`` may be complex (a complex Gaussian); ``scale`` stays real."""
-    if isinstance(loc, Tensor) and loc._data.dtype.kind == "c":
+    is_complex = loc._data.dtype.kind == "c" if isinstance(loc, Tensor) else \
+        np.iscomplexobj(loc)
+    if is_complex:
+        if not isinstance(loc, Tensor):
+            loc = ops.to_tensor(np.asarray(loc) if not isinstance(loc, complex) else
+                                np.asarray(loc, dtype=_util._dt.default_complex()))
         (scale,) = _util.to_tensors(scale, dtype=_util._dt.to_real(loc._data.dtype))
         shape = _util.broadcast_shape(loc.shape, scale.shape)
         return (loc if loc.shape == shape else ops.broadcast_to(loc, shape),

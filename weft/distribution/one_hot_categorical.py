@@ -21,7 +21,8 @@ def probs_or_logits(probs, logits, op):
             raise ValueError(f"{op}: probs must have at least 1 dim, got shape {raw.shape}")
         p = raw / raw.sum(axis=-1, keepdim=True)
         lo = float(np.finfo(p._data.dtype).min)
-        return raw, p, ops.clip(p.log(), min=lo)
+        with np.errstate(divide="ignore", invalid="ignore"):   # zero weights: -inf, clipped
+            return raw, p, ops.clip(p.log(), min=lo)
     (raw,) = _util.to_tensors(logits)
     if len(raw.shape) < 1:
         raise ValueError(f"{op}: logits must have at least 1 dim, got shape {raw.shape}")

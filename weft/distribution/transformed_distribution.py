@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import ops
 from . import _util
 from .distribution import Distribution
 from .independent import Independent

@@ -1,7 +1,6 @@
 """TruncatedNormal(loc, scale, low, high)."""
 from __future__ import annotations
 
-import math
 
 from .. import ops
 from . import _util, constraints
