@@ -24,7 +24,6 @@ namespace py = pybind11;
 namespace weft {
 namespace {
 
-constexpr double kEps = 1e-16;
 constexpr double kQuadA = 200.0;
 constexpr int kMaxSeries = 100000;
 constexpr int kMaxCf = 100000;
@@ -108,7 +107,7 @@ struct Shape {
   }
 };
 
-double series(const Shape& sh, double x, int order) {
+double series(const Shape& sh, double x, int order, double eps) {
   const double a = sh.a;
   double t = 1.0, s = 1.0, h = 0.0, q = 0.0, s1 = 0.0, s2 = 0.0;
   for (int k = 1; k <= kMaxSeries; ++k) {
@@ -122,14 +121,14 @@ double series(const Shape& sh, double x, int order) {
       q += inv * inv;
       s2 += t * (h * h + q);
     }
-    if (t <= kEps * s && std::fabs(th) <= kEps * std::fabs(s1)) break;
+    if (t <= eps * s && std::fabs(th) <= eps * std::fabs(s1)) break;
   }
   const double ell = std::log(x) - sh.psi_a1;
   if (order == 1) return (s * ell + s1) / a;
   return (s * (ell * ell - sh.tri_a1) + 2.0 * ell * s1 + s2) / a;
 }
 
-double cfrac(const Shape& sh, double x, int order) {
+double cfrac(const Shape& sh, double x, int order, double eps) {
   const double a = sh.a;
   double A1 = 1.0, B1 = x + 1.0 - a, A0 = 0.0, B0 = 1.0;
   double dA1 = 0.0, dB1 = -1.0, dA0 = 0.0, dB0 = 0.0;
@@ -150,10 +149,10 @@ double cfrac(const Shape& sh, double x, int order) {
     A0 = A1 * r; B0 = B1 * r; dA0 = dA1 * r; dB0 = dB1 * r; eA0 = eA1 * r; eB0 = eB1 * r;
     A1 = A2 * r; B1 = 1.0; dA1 = dA2 * r; dB1 = dB2 * r; eA1 = eA2 * r; eB1 = eB2 * r;
     const double fn = A1, dfn = dA1 - fn * dB1;
-    bool done = std::fabs(fn - f) <= kEps * std::fabs(fn) && std::fabs(dfn - df) <= kEps * std::fabs(dfn);
+    bool done = std::fabs(fn - f) <= eps * std::fabs(fn) && std::fabs(dfn - df) <= eps * std::fabs(dfn);
     if (order == 2) {
       const double efn = eA1 - 2.0 * dfn * dB1 - fn * eB1;
-      done = done && std::fabs(efn - ef) <= kEps * std::fabs(efn);
+      done = done && std::fabs(efn - ef) <= eps * std::fabs(efn);
       ef = efn;
     }
     f = fn;
@@ -196,7 +195,7 @@ double quadrature(const Shape& sh, double x, int order) {
   return lower ? half * acc : -half * acc;
 }
 
-void one(Shape& sh, double a, double x, int order, double& lp, double& r) {
+void one(Shape& sh, double a, double x, int order, double eps, double& lp, double& r) {
   if (std::isnan(a) || std::isnan(x) || a <= 0.0 || x < 0.0 || std::isinf(a)) {
     lp = kNaN;
     r = kNaN;
@@ -212,14 +211,16 @@ void one(Shape& sh, double a, double x, int order, double& lp, double& r) {
   if (a >= kQuadA)
     r = quadrature(sh, x, order);
   else if (x < a + 1.0)
-    r = series(sh, x, order);
+    r = series(sh, x, order, eps);
   else
-    r = cfrac(sh, x, order);
+    r = cfrac(sh, x, order, eps);
 }
 
-// gamma_shape_derivs(a, x, order, lp_out, r_out): contiguous float64 arrays of one size
+// gamma_shape_derivs(a, x, order, lp_out, r_out, eps): contiguous float64 arrays of one
+// size; eps is the relative size of the last term kept by the series and the fraction
+// (1e-16 for float64 results; float32 results need far fewer terms)
 void gamma_shape_derivs(const py::array& a, const py::array& x, int order, py::array& lp_out,
-                        py::array& r_out) {
+                        py::array& r_out, double eps) {
   const char* op = "gamma_shape_derivs";
   const char* names[] = {"a", "x", "lp_out", "r_out"};
   int k = 0;
@@ -240,6 +241,8 @@ void gamma_shape_derivs(const py::array& a, const py::array& x, int order, py::a
                           std::to_string(lp_out.size()) + ", " + std::to_string(r_out.size()));
   if (order != 1 && order != 2)
     throw py::value_error(std::string(op) + ": order must be 1 or 2, got " + std::to_string(order));
+  if (!(eps >= 1e-17 && eps <= 1e-3))
+    throw py::value_error(std::string(op) + ": eps must be in [1e-17, 1e-3], got " + std::to_string(eps));
   const double* pa = static_cast<const double*>(a.data());
   const double* px = static_cast<const double*>(x.data());
   double* plp = static_cast<double*>(lp_out.mutable_data());
@@ -248,15 +251,55 @@ void gamma_shape_derivs(const py::array& a, const py::array& x, int order, py::a
   py::gil_scoped_release nogil;
   parallel_for(0, n, 1024, [&](std::int64_t b, std::int64_t e) {
     Shape sh;
-    for (std::int64_t i = b; i < e; ++i) one(sh, pa[i], px[i], order, plp[i], pr[i]);
+    for (std::int64_t i = b; i < e; ++i) one(sh, pa[i], px[i], order, eps, plp[i], pr[i]);
+  });
+}
+
+// gamma_sample_grad(a, z, out, eps): out = dz/da = -z r (0 where z is 0 or inf) for
+// Gamma(a, 1) draws z, the implicit reparameterisation gradient, without the scaled
+// pair ever reaching Python; a holds one shape for all draws or one per draw.
+void gamma_sample_grad(const py::array& a, const py::array& z, py::array& out, double eps) {
+  const char* op = "gamma_sample_grad";
+  const char* names[] = {"a", "z", "out"};
+  const py::array* arrays[] = {&a, &z, &out};
+  for (int k = 0; k < 3; ++k) {
+    if (!arrays[k]->dtype().is(py::dtype::of<double>()))
+      throw py::type_error(std::string(op) + ": " + names[k] + " must be float64, got " +
+                           std::string(py::str(arrays[k]->dtype())));
+    check_contiguous(*arrays[k], op, names[k]);
+  }
+  check_writeable(out, op, "out");
+  const std::int64_t n = static_cast<std::int64_t>(z.size());
+  if (out.size() != z.size() || (a.size() != 1 && a.size() != z.size()))
+    throw py::value_error(std::string(op) + ": a must have 1 entry or as many as z, and out as many "
+                          "as z; got " + std::to_string(a.size()) + ", " + std::to_string(z.size()) +
+                          ", " + std::to_string(out.size()));
+  if (!(eps >= 1e-17 && eps <= 1e-3))
+    throw py::value_error(std::string(op) + ": eps must be in [1e-17, 1e-3], got " + std::to_string(eps));
+  const double* pa = static_cast<const double*>(a.data());
+  const std::int64_t sa = a.size() == 1 ? 0 : 1;
+  const double* pz = static_cast<const double*>(z.data());
+  double* po = static_cast<double*>(out.mutable_data());
+  legendre();
+  py::gil_scoped_release nogil;
+  parallel_for(0, n, 1024, [&](std::int64_t b, std::int64_t e) {
+    Shape sh;
+    for (std::int64_t i = b; i < e; ++i) {
+      double lp, r;
+      one(sh, pa[i * sa], pz[i], 1, eps, lp, r);
+      po[i] = lp == -kInf ? 0.0 : -pz[i] * r;
+    }
   });
 }
 
 }  // namespace
 
 void bind_special(py::module_& m) {
+  m.def("gamma_sample_grad", &gamma_sample_grad, py::arg("a").noconvert(), py::arg("z").noconvert(),
+        py::arg("out").noconvert(), py::arg("eps"),
+        "dz/da of Gamma(a, 1) draws z (implicit reparameterisation; float64).");
   m.def("gamma_shape_derivs", &gamma_shape_derivs, py::arg("a").noconvert(), py::arg("x").noconvert(),
-        py::arg("order"), py::arg("lp_out").noconvert(), py::arg("r_out").noconvert(),
+        py::arg("order"), py::arg("lp_out").noconvert(), py::arg("r_out").noconvert(), py::arg("eps"),
         "Scaled shape derivatives of the regularized lower incomplete gamma (float64).");
 }
 

@@ -411,7 +411,13 @@ def b_gamma_shape(d):
                                                              199.99, 200.0, 1e6]))
     a = np.array(d(st.lists(pts, min_size=n, max_size=n)), dtype=np.float64)
     x = np.array(d(st.lists(pts, min_size=n, max_size=n)), dtype=np.float64)
-    return (a, x, d(st.sampled_from([1, 2, 1, 0, 3])), np.empty(n), np.empty(n))
+    return (a, x, d(st.sampled_from([1, 2, 1, 0, 3])), np.empty(n), np.empty(n),
+            d(st.sampled_from([1e-16, 1e-9, 0.0, 1.0, np.nan])))
+
+
+def b_gamma_grad(d):
+    a, z, _, _, out, eps = b_gamma_shape(d)
+    return (a[:1] if d(st.booleans()) else a, z, out, eps)
 
 
 BUILDERS = {
@@ -441,6 +447,7 @@ BUILDERS = {
     "sparse_spgemm": b_spgemm,
     "sparse_spgemm_sampled": b_sampled,
     "gamma_shape_derivs": b_gamma_shape,
+    "gamma_sample_grad": b_gamma_grad,
     "get_num_threads": lambda d: (),
     "has_openmp": lambda d: (),
     "build_info": lambda d: (),
@@ -493,7 +500,9 @@ RANDOM_ARGS = {
     "sparse_spgemm": lambda d: ((crows(d), index(d), values(d), crows(d), index(d), values(d), size(d)), {}),
     "sparse_spgemm_sampled": lambda d: ((crows(d), index(d), crows(d), index(d), values(d), crows(d), index(d),
                                          values(d), size(d)), {}),
-    "gamma_shape_derivs": lambda d: ((values(d), values(d), size(d), values(d), values(d)), {}),
+    "gamma_shape_derivs": lambda d: ((values(d), values(d), size(d), values(d), values(d),
+                                      d(st.floats(allow_nan=True))), {}),
+    "gamma_sample_grad": lambda d: ((values(d), values(d), values(d), d(st.floats(allow_nan=True))), {}),
     "get_num_threads": lambda d: ((), {}),
     "has_openmp": lambda d: ((), {}),
     "build_info": lambda d: ((), {}),

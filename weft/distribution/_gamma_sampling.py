@@ -39,6 +39,26 @@ def dirichlet(concentration, shape, op):
     return ops.clip(x, min=_tiny(x), max=1.0 - float(np.finfo(x._data.dtype).eps))
 
 
+def dirichlet_sample(concentration, shape, op):
+    """Dirichlet draws without gradient: the same normalised Gamma draws as
+    :func:`dirichlet`, on the backend arrays in place (no graph, no temporaries)."""
+    xp = xp_of(concentration)
+    a = concentration._data
+    if a.size and not bool(xp.all(a >= 0)):
+        raise ValueError(f"{op}: the concentration must be non-negative (found a negative "
+                         f"value or NaN)")
+    d = a.dtype
+    with _util.Draw(concentration) as gen:
+        w = _util._work(d)
+        g = gen.standard_gamma(a.astype(w, copy=False), size=tuple(shape), dtype=w)
+    g = _util._array(g, w)
+    finfo = np.finfo(w)
+    xp.maximum(g, finfo.tiny, out=g)
+    g /= g.sum(axis=-1, keepdims=True)
+    xp.clip(g, finfo.tiny, 1.0 - finfo.eps, out=g)
+    return _util.wrap(g if g.dtype == d else g.astype(d))
+
+
 def beta(a, b, shape, op):
     """Beta(a, b) draws of ``shape``: ``Ga / (Ga + Gb)`` with both Gamma draws
     differentiable, kept inside (0, 1)."""

@@ -60,6 +60,10 @@ class Dirichlet(ExponentialFamily):
         ok = (a > 1).all(axis=-1, keepdim=True)
         return ops.where(ok, m, ops.full_like(m, math.nan))
 
+    def sample(self, shape=()):
+        shape = self._extend_shape(_util.sample_shape_arg(shape, "Dirichlet.sample"))
+        return _gamma_sampling.dirichlet_sample(self.concentration, shape, "Dirichlet.sample")
+
     def rsample(self, shape=()):
         shape = self._extend_shape(_util.sample_shape_arg(shape, "Dirichlet.rsample"))
         return _gamma_sampling.dirichlet(self.concentration, shape, "Dirichlet.rsample")

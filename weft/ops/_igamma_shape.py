@@ -177,6 +177,13 @@ def _quadrature(xp, sp, a, x, order):
     return xp.where(lower, r, -r)
 
 
+def _eps_for(*arrays):
+    """Series/fraction cut-off: float64 precision unless every input is float32 or
+    narrower (then the result is rounded to float32 and 1e-9 is plenty)."""
+    wide = any(getattr(v, "dtype", np.dtype(np.float64)).itemsize > 4 for v in arrays)
+    return 1e-16 if wide else 1e-9
+
+
 def scaled_shape_derivs(a, x, order, native=None):
     """``(lp, R)`` with ``d^order P(a, x) / da^order = exp(lp) * R`` (see the module
     docstring). ``a``, ``x``: broadcastable float arrays; computed in float64.
@@ -187,6 +194,7 @@ def scaled_shape_derivs(a, x, order, native=None):
     methods as scalar code, parallel); CuPy arrays, or ``native=False``, to the
     array code below."""
     xp, sp = _xp(a), _sp(a)
+    eps = _eps_for(a, x)
     a, x = xp.broadcast_arrays(xp.asarray(a, dtype=np.float64), xp.asarray(x, dtype=np.float64))
     shape = a.shape
     if native is None:
@@ -196,7 +204,7 @@ def scaled_shape_derivs(a, x, order, native=None):
 
         a, x = np.ascontiguousarray(a).ravel(), np.ascontiguousarray(x).ravel()
         lp, r = np.empty(a.shape), np.empty(a.shape)
-        extension.gamma_shape_derivs(a, x, order, lp, r)
+        extension.gamma_shape_derivs(a, x, order, lp, r, eps)
         return lp.reshape(shape), r.reshape(shape)
     a, x = a.ravel(), x.ravel()
     lp = xp.full(a.shape, -np.inf)
@@ -237,6 +245,19 @@ def gamma_sample_grad(a, z, native=None):
     """``dz/da = -(dP/da)(z; a) / p(z; a)`` for Gamma(a, 1) samples ``z`` (float64):
     the implicit reparameterisation gradient. 0 where ``z`` is 0 or inf."""
     xp = _xp(a)
+    if native is None:
+        native = xp is np
+    if native:
+        from .._native import extension  # noqa: PLC0415
+
+        eps = _eps_for(a, z)
+        a64 = np.ascontiguousarray(a, dtype=np.float64)
+        z64 = np.ascontiguousarray(z, dtype=np.float64)
+        if a64.size != 1:
+            a64, z64 = (np.ascontiguousarray(v) for v in np.broadcast_arrays(a64, z64))
+        out = np.empty(z64.shape)
+        extension.gamma_sample_grad(a64.ravel(), z64.ravel(), out.reshape(-1), eps)
+        return out
     lp, r = scaled_shape_derivs(a, z, 1, native)
     a, z = xp.broadcast_arrays(xp.asarray(a, dtype=np.float64), xp.asarray(z, dtype=np.float64))
     return xp.where(lp == -np.inf, 0.0, -z * r)

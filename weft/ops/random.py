@@ -506,8 +506,8 @@ def _gamma_draw(alpha, shape, op):
     d = alpha.dtype
     with _Draw(_place_of(alpha)) as gen:
         w = _work(d)
-        z = gen.standard_gamma(a.astype(w, copy=False), size=shape, dtype=w) if _is_np(gen) \
-            else gen.standard_gamma(a.astype(w, copy=False), size=shape, dtype=w)
+        # numpy's Generator and CuPy's RandomState share this signature
+        z = gen.standard_gamma(a.astype(w, copy=False), size=shape, dtype=w)
     z = z if z.dtype == d else z.astype(d)
     if not isinstance(z, np.ndarray) and not hasattr(z, "__cuda_array_interface__"):
         z = np.asarray(z, dtype=d)
