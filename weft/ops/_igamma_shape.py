@@ -37,7 +37,13 @@ _MAX_SERIES = 400        # x < a + 1 < 13: the terms fall below 1e-17 within ~11
 _MAX_CF = 5000           # the fraction needs most terms near x = a + 1 for tiny a
 _DROP = 46.0             # e^-46 ~ 1e-20 relative to the integrand at log x
 _N_GL = 48
-_GL = np.polynomial.legendre.leggauss(_N_GL)
+_GL = []                 # Gauss-Legendre nodes and weights, computed on first use
+
+
+def _gauss_legendre():
+    if not _GL:
+        _GL.extend(np.polynomial.legendre.leggauss(_N_GL))
+    return _GL
 
 
 def _sp(a):
@@ -164,7 +170,7 @@ def _quadrature(xp, sp, a, x, order):
         d = xp.maximum(d - step, 0.5 * d)
         if bool((xp.abs(step) <= 1e-3 * d).all()):
             break
-    nodes, weights = (xp.asarray(v) for v in _GL)
+    nodes, weights = (xp.asarray(v) for v in _gauss_legendre())
     ux = xp.log(x)
     half = 0.5 * d
     mid = xp.where(lower, ux - half, ux + half)

@@ -411,8 +411,9 @@ def gammainc(x, y, name=None):
     derivative is the gamma density ``y^(x-1) e^-y / Gamma(x)``; in the shape ``x``,
     which has no closed form, it is computed in float64 by the power series
     (``y < x + 1``), the differentiated continued fraction (``y >= x + 1``) or, for
-    ``x >= 12``, Gauss-Legendre quadrature of ``E[(log T - psi(x)) 1{T < y}]``
-    (relative error about 1e-13 or better against mpmath). Second derivatives in the
+    large shapes, Gauss-Legendre quadrature of ``E[(log T - psi(x)) 1{T < y}]``
+    (``weft/ops/_igamma_shape.py``; a native kernel on the CPU; worst relative error
+    2.4e-12 against mpmath over a grid of shapes 1e-3 .. 2000). Second derivatives in the
     shape work as well; third ones raise ``NotImplementedError``. At ``x == 0`` the
     shape derivative is the one-sided limit ``-E1(y)``.
 
