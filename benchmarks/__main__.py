@@ -1,8 +1,8 @@
 """``python -m benchmarks <area> [--quick] [--json PATH]``: weft against its peers.
 
 Areas: core, autograd, nn, sparse, sparse_structural, geometric, gnn, fft, interop,
-linalg, distributed (needs dask[distributed]). Each
-prints a table of medians with ratios and writes ``benchmarks/results/<area>.json``.
+linalg, distribution, distributed (needs dask[distributed]). Each prints a table of medians
+with ratios and writes ``benchmarks/results/<area>.json``.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import argparse
 import importlib
 
 AREAS = ["core", "autograd", "nn", "sparse", "sparse_structural", "geometric", "gnn", "fft",
-         "interop", "linalg", "distributed"]
+         "interop", "linalg", "distribution", "distributed"]
 
 
 def main(argv=None):

@@ -59,6 +59,9 @@ from .von_mises import VonMises
 from .wishart import Wishart
 
 # ---- closed-form KL pairs (kl_pairs.py, registered on import) ----------------------
+from . import kl_pairs as _kl_pairs  # noqa: E402
+
+_kl_pairs.register_all()
 
 __all__ = [
     "Distribution", "ExponentialFamily", "Independent", "TransformedDistribution",
