@@ -281,6 +281,33 @@ def test_triangular_solve_every_variant_matches_scipy(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_single_large_triangular_system_matches_scipy(dtype):
+    """One system above the small-matrix limit goes to scipy's trtrs on the caller's
+    layout (a transposed, Fortran-ordered right-hand side is read in place): every
+    variant against scipy.linalg.solve_triangular, and a zero pivot reported as info."""
+    be = reg.resolve("linalg", "cpu")
+    n = 40
+    a = _mats((n, n), dtype, 7) + 4 * np.eye(n, dtype=dtype)
+    for b in (_mats((n, 5), dtype, 8), _mats((50, n), dtype, 9).T):
+        for batch in ((), (1,)):
+            for upper in (True, False):
+                for trans in "NTC":
+                    for unit in (False, True):
+                        x, info = be.triangular_solve(a.reshape(batch + a.shape),
+                                                      b.reshape(batch + b.shape), upper, trans,
+                                                      unit)
+                        want = scipy.linalg.solve_triangular(a, b, lower=not upper,
+                                                             trans=trans, unit_diagonal=unit)
+                        assert x.shape == batch + b.shape and info.shape == batch
+                        assert (info == 0).all()
+                        _close(x.reshape(b.shape), want, dtype)
+    z = np.triu(a)
+    z[4, 4] = 0
+    with pytest.raises(ValueError, match=r"not invertible.*zero on the diagonal"):
+        weft.linalg.triangular_solve(weft.to_tensor(z), weft.to_tensor(_mats((n, 2), dtype, 3)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_small_cholesky_path_matches_lapack_potrf(dtype):
     """Up to 32x32 the driver runs potf2's algorithm itself: the factor equals LAPACK's
     up to rounding and a failure reports LAPACK's info (the first bad pivot)."""

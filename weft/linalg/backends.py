@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib
+import math
 import threading
 import warnings
 
@@ -255,6 +256,19 @@ class Lapack(LinalgBackend):
         return self._run(_C.lapack_cholesky_solve, len(fl), fl, fb).reshape(shape + b.shape[-2:])
 
     def triangular_solve(self, a, b, upper, trans, unit):
+        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        if self._p == 0 and a.shape[-1] > 32 and b.size and math.prod(shape) == 1:
+            # one large system: scipy's own trtrs reads a Fortran-ordered right-hand side
+            # (such as the transposed view of many stacked vectors) in place, where the
+            # batch path would transpose it twice on the way in and once on the way out
+            from scipy.linalg import get_lapack_funcs  # noqa: PLC0415
+            a2, b2 = a.reshape(a.shape[-2:]), b.reshape(b.shape[-2:])
+            (trtrs,) = get_lapack_funcs(("trtrs",), (a2, b2))
+            x, info = trtrs(np.asfortranarray(a2), b2, lower=not upper, trans=_TRANS[trans],
+                            unitdiag=bool(unit))
+            if info < 0:
+                raise RuntimeError(f"LAPACK trtrs rejected argument {-info}")
+            return x.reshape(shape + b.shape[-2:]), np.full(shape, max(info, 0), np.int32)
         shape, a, b = _broadcast(a, b)
         _, fa = _flat(a)
         _, fb = _flat(b)
