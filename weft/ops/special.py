@@ -23,7 +23,7 @@ from . import _igamma_shape
 from ._support import binary_operands, require_float
 from .cast import cast
 from ..core.place import special_module
-from .math.functions import xlogy
+from .math.functions import x_log_forward, xlogy
 from .math.ufuncs import cos, exp, log, log1p, sign, where
 
 _ndarray = np.ndarray
@@ -127,10 +127,7 @@ def _sf_n(fname):
     return fwd
 
 
-def _xlog1py_fwd(x, y):
-    # scipy's xlog1py: 0 where x == 0 whatever log1p(y) is
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _like(special_module(x).xlog1py(x, y), x)
+_xlog1py_fwd = x_log_forward(np.log1p, "xlog1py")
 
 
 _erfc = Primitive("erfc", _sf("erfc"))
