@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ...autograd.engine import Primitive, apply, defbatch, defvjp
+from ...autograd.engine import Primitive, apply, defbatch, defvjp, support
 from ...core import dtype as _dt
 from ...core.tensor import Tensor
 from ...core.args import check_same_place, tensor_arg, xp_of
@@ -76,6 +76,15 @@ def _sigmoid_fwd(x):
 # ---------------------------------------------------------------------------------
 # derivative table: vjp(g, ans, *inputs)
 
+def _summed_to(g, t):
+    """``g`` summed to the shape of the input ``t`` it is for (the engine would do it
+    afterwards; done first, a rule's own work runs on the smaller array — for ``x - μ``
+    with a scalar ``μ`` the negation touches one number instead of every element)."""
+    if isinstance(t, Tensor) and t._data.shape != g._data.shape:
+        return support.sum_to_shape(g, list(t._data.shape))
+    return g
+
+
 def cj(t):
     """Complex conjugate, free for real tensors and Python numbers."""
     if not isinstance(t, Tensor):
@@ -87,7 +96,7 @@ LN2, LN10 = math.log(2.0), math.log(10.0)
 _no_save = dict(save=(), save_out=False)
 
 defvjp(_add, lambda g, ans, x, y: g, lambda g, ans, x, y: g, **_no_save)
-defvjp(_sub, lambda g, ans, x, y: g, lambda g, ans, x, y: -g, **_no_save)
+defvjp(_sub, lambda g, ans, x, y: g, lambda g, ans, x, y: -_summed_to(g, y), **_no_save)
 defvjp(_mul, lambda g, ans, x, y: g * cj(y), lambda g, ans, x, y: g * cj(x),
        save={0: (1,), 1: (0,)}, save_out=False)
 defvjp(_div, lambda g, ans, x, y: g / cj(y), lambda g, ans, x, y: -g * cj(ans / y),
@@ -145,12 +154,14 @@ defvjp(_sigmoid_backward, lambda gg, ans, g, y: gg * (y * (1 - y)),
        lambda gg, ans, g, y: cj(gg * cj(g) * (1 - 2 * y)), save_out=False)
 # every rule above multiplies g elementwise by per-sample tensors, so a leading batch
 # axis on g broadcasts through (autograd.engine.defbatch)
-for _p in (_add, _sub, _mul, _div, _floordiv, _mod, _maximum, _minimum, _neg, _exp, _expm1,
+for _p in (_add, _mul, _div, _floordiv, _mod, _maximum, _minimum, _neg, _exp, _expm1,
            _log, _log1p, _log2, _log10, _sqrt, _rsqrt, _square, _reciprocal, _abs, _sign, _sin,
            _cos, _tan, _asin, _acos, _atan, _sinh, _cosh, _tanh, _asinh, _acosh, _atanh,
            _sigmoid, _floor, _ceil, _round, _trunc, _real, _imag, _conj, _angle,
            _tanh_backward, _sigmoid_backward):
     defbatch(_p)
+# sub's plain y rule sums g to y's shape first, which would take a batch axis with it
+defbatch(_sub, True, lambda g, ans, x, y: -g)
 
 
 def _pow_vjp_x(g, ans, x, y):
