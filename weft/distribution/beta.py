@@ -60,7 +60,7 @@ class Beta(ExponentialFamily):
         a, b = self.alpha, self.beta
         lp = ops.xlogy(a - 1.0, value) + ops.xlog1py(b - 1.0, -value) - ops.betaln(a, b)
         inside = (value >= 0) & (value <= 1)
-        return ops.where(inside, lp, ops.full_like(lp, float("-inf")))
+        return ops.where(inside, lp, float("-inf"))
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

@@ -92,7 +92,7 @@ class Binomial(Distribution):
         lp = (ops.lgamma(n + 1.0) - ops.lgamma(k + 1.0) - ops.lgamma(n - k + 1.0)
               + ops.xlogy(k, p) + ops.xlog1py(n - k, -p))
         ok = _discrete.is_count(value) & (value <= n)
-        return ops.where(ok, lp, ops.full_like(lp, float("-inf")))
+        return ops.where(ok, lp, float("-inf"))
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

@@ -76,7 +76,7 @@ class Dirichlet(ExponentialFamily):
         # the simplex up to rounding: a sum within a few ulps per category of 1
         tol = 16 * float(np.finfo(value._data.dtype).eps) * max(1, a.shape[-1])
         inside = (value >= 0).all(axis=-1) & ((value.sum(axis=-1) - 1.0).abs() <= tol)
-        return ops.where(inside, lp, ops.full_like(lp, float("-inf")))
+        return ops.where(inside, lp, float("-inf"))
 
     def entropy(self):
         a = self.concentration

@@ -71,7 +71,7 @@ class FisherSnedecor(Distribution):
         h1, h2 = 0.5 * d1, 0.5 * d2
         lp = (h1 * (d1 / d2).log() + ops.xlogy(h1 - 1.0, x)
               - (h1 + h2) * (d1 * x / d2).log1p() - ops.betaln(h1, h2))
-        return ops.where(inside, lp, ops.full_like(lp, float("-inf")))
+        return ops.where(inside, lp, float("-inf"))
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

@@ -59,7 +59,7 @@ class Gamma(ExponentialFamily):
         a, b = self.concentration, self.rate
         # xlogy: at x = 0 the density is 0, the rate or inf for a > 1, = 1, < 1
         lp = ops.xlogy(a, b) + ops.xlogy(a - 1.0, value) - b * value - ops.lgamma(a)
-        return ops.where(value >= 0, lp, ops.full_like(lp, float("-inf")))
+        return ops.where(value >= 0, lp, float("-inf"))
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

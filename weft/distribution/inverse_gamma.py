@@ -61,7 +61,7 @@ class InverseGamma(Distribution):
         inside = value > 0
         x = ops.where(inside, value, ops.ones_like(value))
         lp = ops.xlogy(a, b) - ops.lgamma(a) - (a + 1.0) * x.log() - b / x
-        return ops.where(inside, lp, ops.full_like(lp, float("-inf")))
+        return ops.where(inside, lp, float("-inf"))
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

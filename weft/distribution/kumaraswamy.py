@@ -73,7 +73,7 @@ class Kumaraswamy(Distribution):
         # log(1 - x^a) = log1p(-exp(a log x)), accurate for x^a near 0
         lp = (a.log() + b.log() + ops.xlogy(a - 1.0, x)
               + ops.xlog1py(b - 1.0, -x.pow(a)))
-        return ops.where(inside, lp, ops.full_like(lp, float("-inf")))
+        return ops.where(inside, lp, float("-inf"))
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

@@ -101,7 +101,7 @@ class NegativeBinomial(Distribution):
         comb = ops.lgamma(k + r) - ops.lgamma(k + 1.0) - ops.lgamma(r)
         # k log p is 0 at k = 0 even for p = 0
         out = comb + ops.where(k > 0, k * lp, ops.zeros_like(k)) + r * lq
-        return ops.where(_discrete.is_count(value), out, ops.full_like(out, float("-inf")))
+        return ops.where(_discrete.is_count(value), out, float("-inf"))
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

@@ -63,7 +63,7 @@ class Pareto(Distribution):
         inside = value >= self.scale
         v = ops.where(inside, value, self.scale + 0.0 * value)
         lp = self.alpha.log() + self.alpha * self.scale.log() - (self.alpha + 1.0) * v.log()
-        return ops.where(inside, lp, ops.full_like(lp, float("-inf")))
+        return ops.where(inside, lp, float("-inf"))
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

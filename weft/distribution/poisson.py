@@ -53,7 +53,7 @@ class Poisson(Distribution):
         _discrete.check_support(self, value)
         k = _discrete.safe_count(value)
         lp = ops.xlogy(k, self.rate) - self.rate - ops.lgamma(k + 1.0)
-        return ops.where(_discrete.is_count(value), lp, ops.full_like(lp, float("-inf")))
+        return ops.where(_discrete.is_count(value), lp, float("-inf"))
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

@@ -70,7 +70,7 @@ class VonMises(Distribution):
         # log I0(k) = log i0e(k) + k, so the exponent k (cos - 1) never overflows
         lp = k * ((value - self.loc).cos() - 1.0) - _LOG_2PI - ops.i0e(k).log()
         inside = (value >= -math.pi) & (value <= math.pi)
-        return ops.where(inside, lp, ops.full_like(lp, float("-inf")))
+        return ops.where(inside, lp, float("-inf"))
 
     def entropy(self):
         k = self.concentration

@@ -59,7 +59,7 @@ class Weibull(Distribution):
         k = self.concentration
         z = ops.clip(value, min=0.0) / self.scale
         lp = k.log() - self.scale.log() + ops.xlogy(k - 1.0, z) - z.pow(k)
-        return ops.where(value >= 0, lp, ops.full_like(lp, float("-inf")))
+        return ops.where(value >= 0, lp, float("-inf"))
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

@@ -137,7 +137,7 @@ class Wishart(Distribution):
               - nu * self._half_logdet() - ops.multigammaln(0.5 * nu, p))
         sym = ((value - _mT(value)).abs() <= 1e-6 * (value.abs() + 1.0)).all(axis=-1).all(axis=-1)
         ok = (sign > 0) & sym
-        return ops.where(ok, lp, ops.full_like(lp, float("-inf")))
+        return ops.where(ok, lp, float("-inf"))
 
     def _check_value(self, value):
         sign = linalg.slogdet(value)[0]
