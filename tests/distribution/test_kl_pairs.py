@@ -299,21 +299,13 @@ def test_scalar_pair_against_integral(pair):
     np.testing.assert_allclose(got.numpy(), want, rtol=2e-6, atol=1e-8)
 
 
-# ContinuousBernoulli.mean in float32 (dist's family, PyTorch's formula) cancels
-# outside the Taylor window lims = (0.499, 0.501): at probs 0.5044 it is off by 6e-5
-# (1.3e-4 relative), which the float32 KL of this draw inherits. Strict: it must fail
-# until the mean is fixed (a series in 1 − 2·probs near ½, or float64 inside).
-_CB_F32 = pytest.mark.xfail(strict=True, reason="ContinuousBernoulli.mean loses ~4 digits "
-                            "in float32 near probs = 1/2 (outside lims)")
-
 
 def _torch_cases():
     for t in SCALAR_FINITE + SCALAR_INF:
         if t in TORCH_WRONG:
             continue
         for shapes in SHAPES:
-            marks = [_CB_F32] if t == ("ContinuousBernoulli",) * 2 and shapes == SHAPES[2] else []
-            yield pytest.param(t, shapes, marks=marks, id=f"{'-'.join(t)}-{shapes}")
+            yield pytest.param(t, shapes, id=f"{'-'.join(t)}-{shapes}")
 
 
 @needs_torch

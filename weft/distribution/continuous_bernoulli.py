@@ -15,7 +15,9 @@ class ContinuousBernoulli(ExponentialFamily):
     2019): density ``C(λ) λˣ (1 - λ)¹⁻ˣ`` with ``C(λ) = 2 atanh(1 - 2λ) / (1 - 2λ)``.
 
     Near λ = ½ the closed forms cancel catastrophically, so for ``probs`` inside
-    ``lims`` the normaliser, mean and variance use their Taylor expansions around ½.
+    ``lims`` Paddle uses Taylor expansions around ½; weft uses the series in
+    ``2λ - 1`` of the normaliser, mean and variance wherever ``|λ - ½| < ¼`` (the
+    same values inside ``lims``, and no cancellation just outside them).
 
     >>> import weft
     >>> from weft.distribution import ContinuousBernoulli
@@ -44,31 +46,53 @@ class ContinuousBernoulli(ExponentialFamily):
         return ops.where(self._outside(), self.probs, self.lims[0])
 
     def _log_norm(self):
-        p = self._cut()
+        """``log C(λ)``; where ``|2λ - 1| < ½`` (``lims`` included) from the series,
+        ``log 2 + log D`` with ``D = atanh(t)/t`` (see :meth:`_series`)."""
+        near, t2, e, _ = self._series()
+        p = self._far()
         below = ops.where(p <= 0.5, p, 0.0)
         above = ops.where(p >= 0.5, p, 1.0)
         log_norm = (((-p).log1p() - p.log()).abs().log()
                     - ops.where(p <= 0.5, (-2.0 * below).log1p(), (2.0 * above - 1.0).log()))
-        x = (self.probs - 0.5) ** 2
-        taylor = math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * x) * x
-        return ops.where(self._outside(), log_norm, taylor)
+        return ops.where(near, math.log(2.0) + (t2 * e).log1p(), log_norm)
+
+    def _series(self):
+        """The series in ``t = 2λ - 1`` used where ``|t| < ½``.
+
+        There the closed forms of the normaliser, mean and variance subtract terms of
+        size ~1/t and lose digits (four in float32 at λ = 0.5044). With
+        ``D = atanh(t)/t = Σ t²ᵏ/(2k+1)`` and ``E = (D - 1)/t² = Σ t²ᵏ/(2k+3)``:
+        ``log C = log 2 + log1p(t²E)``, mean = ½ + t·E/(2D), variance =
+        ¼ (1 - E(D+1)/D²), none of which cancels; t² < ¼, so 26 terms reach float64
+        rounding. Returns the mask, t² and E and D (at t = 0 off the mask).
+        """
+        near = (self.probs - 0.5).abs() < 0.25
+        t = 2.0 * ops.where(near, self.probs, 0.5) - 1.0
+        t2 = t * t
+        e = 1.0 / 53.0
+        for k in range(24, -1, -1):
+            e = e * t2 + 1.0 / (2 * k + 3)
+        return near, t2, e, 1.0 + t2 * e
+
+    def _far(self):
+        """``probs`` with the values where the series is used moved to 0.1 (so the
+        closed forms, evaluated but not used there, stay finite)."""
+        return ops.where((self.probs - 0.5).abs() < 0.25, 0.1, self.probs)
 
     @property
     def mean(self):
-        p = self._cut()
-        mus = p / (2.0 * p - 1.0) + 1.0 / ((-p).log1p() - p.log())
-        x = self.probs - 0.5
-        taylor = 0.5 + (1.0 / 3.0 + 16.0 / 45.0 * x * x) * x
-        return ops.where(self._outside(), mus, taylor)
+        near, t2, e, d = self._series()
+        mean = 0.5 + (2.0 * ops.where(near, self.probs, 0.5) - 1.0) * e / (2.0 * d)
+        p = self._far()
+        return ops.where(near, mean, p / (2.0 * p - 1.0) + 1.0 / ((-p).log1p() - p.log()))
 
     @property
     def variance(self):
-        p = self._cut()
+        near, _, e, d = self._series()
+        var = 0.25 * (1.0 - e * (d + 1.0) / (d * d))
+        p = self._far()
         d = (-p).log1p() - p.log()
-        v = p * (p - 1.0) / ((1.0 - 2.0 * p) ** 2) + 1.0 / (d * d)
-        x = (self.probs - 0.5) ** 2
-        taylor = 1.0 / 12.0 - (1.0 / 15.0 - 128.0 / 945.0 * x) * x
-        return ops.where(self._outside(), v, taylor)
+        return ops.where(near, var, p * (p - 1.0) / ((1.0 - 2.0 * p) ** 2) + 1.0 / (d * d))
 
     @property
     def mode(self):
