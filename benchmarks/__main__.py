@@ -1,6 +1,7 @@
 """``python -m benchmarks <area> [--quick] [--json PATH]``: weft against its peers.
 
-Areas: core, autograd, nn, sparse, sparse_structural, geometric, gnn, fft, interop. Each
+Areas: core, autograd, nn, sparse, sparse_structural, sparse_nn, geometric, gnn, fft,
+interop. Each
 prints a table of medians with ratios and writes ``benchmarks/results/<area>.json``.
 """
 from __future__ import annotations
@@ -8,8 +9,8 @@ from __future__ import annotations
 import argparse
 import importlib
 
-AREAS = ["core", "autograd", "nn", "sparse", "sparse_structural", "geometric", "gnn", "fft",
-         "interop"]
+AREAS = ["core", "autograd", "nn", "sparse", "sparse_structural", "sparse_nn", "geometric", "gnn",
+         "fft", "interop"]
 
 
 def main(argv=None):

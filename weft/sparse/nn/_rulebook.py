@@ -166,8 +166,8 @@ def cached(key, indices, shape, geometry, make, op):
         if entry is not None:
             if entry[1] != tuple(shape) or not _same_indices(entry[0], indices):
                 raise ValueError(
-                    f"{op}: key {key!r} was first used with another active set (shape "
-                    f"{list(entry[1])}, {entry[0].shape[1]} sites; now shape {list(shape)}, "
+                    f"{op}: key {key!r} was first used with another active set (sites of shape "
+                    f"{list(entry[1])}, {entry[0].shape[1]} sites; now {list(shape)}, "
                     f"{indices.shape[1]} sites); a key names one set of active sites, use a "
                     "new key for this input or key=None")
             _cache.move_to_end(key)

@@ -174,7 +174,7 @@ def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, key, 
                      out_sp, subm)
 
     geometry = (kernel, stride, front, dilation, out_sp, subm)
-    rb = cached(key, x._indices, x._shape, geometry, lambda: make(x), op)
+    rb = cached(key, x._indices, x._shape[:-1], geometry, lambda: make(x), op)
     if rb is None:  # repeated coordinates: sum them (coalesce) and build on the result
         x = coalesce(x)
         rb = make(x)
