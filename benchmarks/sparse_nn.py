@@ -69,7 +69,6 @@ def _weft_cases(rep, case, idx, sp, vals, wnp, repeat):
     x = weft.sparse.sparse_coo_tensor(idx, vals, [1, *sp, c])
     w = weft.to_tensor(wnp)
     out2 = [(s + 2 - 3) // 2 + 1 for s in sp]
-    RB.clear_cache()
 
     def fwd_bwd(conv, **kw):
         xg = weft.sparse.sparse_coo_tensor(idx, vals, [1, *sp, c], stop_gradient=False)
@@ -89,7 +88,6 @@ def _weft_cases(rep, case, idx, sp, vals, wnp, repeat):
     for name, t in zip(fns, timeit_round(list(fns.values()), repeat)):
         rep.add(f"{case} {name}", "weft", t)
     rb = RB.build(idx, 1, sp, [3] * 3, [1] * 3, [1] * 3, [1] * 3, sp, True)
-    RB.clear_cache()
     return rb
 
 

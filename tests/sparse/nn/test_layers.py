@@ -48,16 +48,19 @@ def test_conv_layers(cls, fn, dims, kw):
 def test_layers_sharing_a_key_share_the_rulebook():
     from weft.sparse.nn import _rulebook as RB
 
-    RB.clear_cache()
     net = weft.nn.Sequential(snn.SubmConv3D(2, 4, 3, key="blk"), snn.ReLU(),
                              snn.SubmConv3D(4, 4, 3, key="blk"))
     rng = np.random.default_rng(1)
     idx = random_sites(rng, 1, [5, 5, 5], 30)
     x = coo(idx, rng.standard_normal((idx.shape[1], 2)).astype(np.float32), 1, [5, 5, 5])
     y = net(x)
-    assert len(RB._cache["blk"][2]) == 1  # one geometry, built once, used twice
+    books = RB.keyed_rulebooks(x._indices)
+    assert list(books) == ["blk"] and len(books["blk"]) == 1  # built once, used twice
     np.testing.assert_array_equal(y.indices().numpy(), idx)
-    RB.clear_cache()
+    # the next batch has other sites: the layers build a rulebook for it
+    idx2 = random_sites(rng, 1, [5, 5, 5], 25)
+    x2 = coo(idx2, rng.standard_normal((idx2.shape[1], 2)).astype(np.float32), 1, [5, 5, 5])
+    np.testing.assert_array_equal(net(x2).indices().numpy(), idx2)
 
 
 def test_training_reduces_loss():

@@ -24,7 +24,7 @@ from ....core.dtype import UnsupportedDtypeError
 from ....ops.shape.views import reshape_exact
 from ...convert import coalesce, values
 from ...tensor import SparseCooTensor, SparseBase, wrap_coo
-from .._rulebook import build, cached, conv as _rb_conv
+from .._rulebook import build, cached, conv as _rb_conv, inherit
 
 _FORMATS = {2: "NHWC", 3: "NDHWC"}
 
@@ -185,6 +185,7 @@ def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, key, 
     m = weight.shape[S + 1]
     if subm:
         return wrap_coo(vals, x._indices, list(x._shape[:-1]) + [m], x._coalesced)
+    inherit(rb.out_indices, x._indices)
     return wrap_coo(vals, rb.out_indices, [batch, *out_sp, m], True)
 
 
@@ -232,8 +233,10 @@ def subm_conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
 
     The kernel sizes must be odd; the effective padding is ``dilation*(k-1)/2``
     whatever ``padding`` says, and ``stride`` is ignored (a warning when it is not 1),
-    as in Paddle. ``key`` names the rulebook in a cache shared by every call with the
-    same active set (the same key with another set raises ValueError).
+    as in Paddle. ``key`` names the input's active set within one forward pass: every
+    call with that key on those sites shares one rulebook; the same key on other
+    sites derived from the same input (e.g. after a strided convolution) raises
+    ValueError, while a new input (the next batch) starts afresh.
 
     >>> import weft
     >>> x = weft.sparse.sparse_coo_tensor([[0, 0], [0, 0], [0, 1], [0, 0]], [[1.0], [2.0]],

@@ -17,7 +17,7 @@ from ....core.tensor import Tensor
 from ... import _kernels as K
 from ...convert import coalesce, gather_rows, scatter_rows, values
 from ...tensor import wrap_coo
-from .._rulebook import build
+from .._rulebook import build, inherit
 from .conv import _check_input, _int_seq, _padding
 
 
@@ -84,6 +84,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_for
         rb = build(x._indices, x._shape[0], in_shape, kernel, stride, front, (1, 1, 1), out,
                    False)
     vals = apply(_POOL, values(x), rb=rb)
+    inherit(rb.out_indices, x._indices)
     return wrap_coo(vals, rb.out_indices, [x._shape[0], *out, x._shape[-1]], True)
 
 
