@@ -166,8 +166,15 @@ def test_float32_and_thread_count_independence():
     try:
         for n in (1, 2, 3):
             weft.set_num_threads(n)
-            outs.append([F.subm_conv3d(x, w).values().numpy(),
-                         F.conv3d(x, w, stride=2).values().numpy()])
+            got = []
+            for f, kw in ((F.subm_conv3d, {}), (F.conv3d, {"stride": 2})):
+                xg = weft.sparse.sparse_coo_tensor(idx, vals, [1, 24, 24, 24, 8],
+                                                   stop_gradient=False)
+                wg = weft.to_tensor(w.numpy(), stop_gradient=False)
+                y = f(xg, wg, **kw)
+                (y.values() * y.values()).sum().backward()
+                got += [y.values().numpy(), xg.grad.values().numpy(), wg.grad.numpy()]
+            outs.append(got)
     finally:
         weft.set_num_threads(old)
     for o in outs[1:]:

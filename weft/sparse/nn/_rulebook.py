@@ -93,13 +93,13 @@ def _build_xp(indices, batch, in_shape, kernel, stride, padding, dilation, out_s
     skeys = keys[order]
     if nnz > 1 and bool(xp.any(skeys[1:] == skeys[:-1])):
         return None
-    koff = _offsets_of(kernel)
-    st, pd, dl = (np.asarray(v, dtype=np.int64) for v in (stride, padding, dilation))
+    koff = xp.asarray(_offsets_of(kernel))
+    st, pd, dl = (xp.asarray(np.asarray(v, dtype=np.int64)) for v in (stride, padding, dilation))
     firsts, seconds, counts = [], [], [0]
     if subm:
         for k in range(koff.shape[0]):
             p = idx[1:] - pd[:, None] + (koff[k] * dl)[:, None]
-            inside = xp.all((p >= 0) & (p < xp.asarray(in_shape)[:, None]), axis=0)
+            inside = xp.all((p >= 0) & (p < xp.asarray(list(in_shape))[:, None]), axis=0)
             pk = xp.where(inside[None, :], p, 0)
             nk = K.linear_index(xp.concatenate([idx[:1], pk]), in_full, xp)
             pos = xp.minimum(xp.searchsorted(skeys, nk), max(nnz - 1, 0))
@@ -116,8 +116,8 @@ def _build_xp(indices, batch, in_shape, kernel, stride, padding, dilation, out_s
         for k in range(koff.shape[0]):
             t = idx[1:] + pd[:, None] - (koff[k] * dl)[:, None]
             q = t // st[:, None]
-            ok = xp.all((t >= 0) & (t % st[:, None] == 0) & (q < xp.asarray(out_shape)[:, None]),
-                        axis=0)
+            bound = xp.asarray(list(out_shape))[:, None]
+            ok = xp.all((t >= 0) & (t % st[:, None] == 0) & (q < bound), axis=0)
             i = xp.nonzero(ok)[0]
             cand.append((i, K.linear_index(xp.concatenate([idx[:1, i], q[:, i]]), out_full, xp)))
         allk = xp.concatenate([c[1] for c in cand]) if cand else xp.zeros(0, np.int64)
@@ -195,7 +195,8 @@ def inherit(child, parent):
 
 def _fingerprint(indices, shape):
     host = indices.get() if hasattr(indices, "get") else indices
-    return tuple(shape), indices.shape, indices.dtype.str, hash(np.ascontiguousarray(host).tobytes())
+    digest = hash(np.ascontiguousarray(host).tobytes())
+    return tuple(shape), indices.shape, indices.dtype.str, digest
 
 
 def cached(key, indices, shape, geometry, make, op):
