@@ -109,7 +109,8 @@ def _check_weight(weight, bias, x, S, groups, op):
                          f"out_channels], got shape {weight.shape}")
     if isinstance(groups, bool) or not isinstance(groups, numbers.Integral):
         raise TypeError(f"{op}: groups must be an int, got {type(groups).__name__}")
-    assert groups == 1, f"{op}: only support groups=1, got groups={groups}"
+    if groups != 1:  # Paddle's error type for this check (api-sparse.md §4)
+        raise AssertionError(f"{op}: only support groups=1, got groups={groups}")
     c = x._shape[-1]
     if weight.shape[S] != c:
         raise ValueError(f"{op}: x has {c} channels but weight expects {weight.shape[S]} "

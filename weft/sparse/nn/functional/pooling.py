@@ -64,7 +64,8 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_for
     ([1, 1, 1, 1, 1], [[-1.0]])
     """
     op = "max_pool3d"
-    assert data_format == "NDHWC", f"{op}: data_format must be 'NDHWC', got {data_format!r}"
+    if data_format != "NDHWC":  # Paddle's error type for this check (api-sparse.md §4)
+        raise AssertionError(f"{op}: data_format must be 'NDHWC', got {data_format!r}")
     _check_input(x, 3, data_format, op)
     kernel = _int_seq(kernel_size, 3, op, "kernel_size", 1)
     stride = kernel if stride is None else _int_seq(stride, 3, op, "stride", 1)
