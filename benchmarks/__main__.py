@@ -1,16 +1,16 @@
 """``python -m benchmarks <area> [--quick] [--json PATH]``: weft against its peers.
 
-Areas: core, autograd, nn, sparse, sparse_structural, geometric, gnn, fft, interop,
-linalg, distribution, distributed (needs dask[distributed]). Each prints a table of medians
-with ratios and writes ``benchmarks/results/<area>.json``.
+Areas: core, autograd, nn, sparse, sparse_structural, sparse_nn, geometric, gnn, fft,
+interop, linalg, distribution, distributed (needs dask[distributed]). Each prints a table of
+medians with ratios and writes ``benchmarks/results/<area>.json``.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
 
-AREAS = ["core", "autograd", "nn", "sparse", "sparse_structural", "geometric", "gnn", "fft",
-         "interop", "linalg", "distribution", "distributed"]
+AREAS = ["core", "autograd", "nn", "sparse", "sparse_structural", "sparse_nn", "geometric", "gnn",
+         "fft", "interop", "linalg", "distribution", "distributed"]
 
 
 def main(argv=None):

@@ -391,10 +391,6 @@ _UNREACHED_BY_DESIGN = {
     # qr(mode='r') drops Q, so its rule refuses (api-linalg.md §2.4);
     # tests/linalg/test_linalg.py::test_qr_backward_refused_where_q_is_arbitrary checks it
     "linalg_qr_r": "rule raises ValueError",
-    # the CSR row softmax of the coming weft.sparse.nn.functional.softmax; until it is
-    # public, tests/sparse/test_sum_reshape_slice.py gradchecks and gradgradchecks it
-    "sparse_csr_softmax": "not public yet",
-    "sparse_csr_softmax_bwd": "not public yet",
     # a move between devices; on a CPU-only machine every move is CPU -> CPU, which
     # records nothing (the GPU cases of the entries reach it)
     "to_place": "needs a GPU",

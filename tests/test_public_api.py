@@ -22,7 +22,8 @@ PUBLIC_MODULES = [
     "weft.geometric.distributed",
     "weft.incubate", "weft.incubate.autograd", "weft.nn", "weft.nn.functional",
     "weft.nn.initializer", "weft.nn.loss", "weft.optimizer", "weft.optimizer.lr",
-    "weft.regularizer", "weft.sparse", "weft.utils", "weft.utils.dlpack",
+    "weft.regularizer", "weft.sparse", "weft.sparse.nn", "weft.sparse.nn.functional", "weft.utils",
+    "weft.utils.dlpack",
 ]
 _LIST = pathlib.Path(__file__).with_name("public_api.json")
 

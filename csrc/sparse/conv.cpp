@@ -20,6 +20,14 @@
 // not depend on weft's thread count (the BLAS splits its product over the output,
 // never over the summed dimension).  For a submanifold rulebook the centre offset
 // pairs every row with itself: that product runs on x directly, without a gather.
+//
+// Threads: every block of rows is a task of weft's pool, gathered, multiplied and
+// scattered by one thread while its rows are in that core's cache, and blocks are
+// small enough (rows * A * B <= 2**18) that the BLAS computes each on the calling
+// thread: OpenBLAS threads only larger products, and its small-matrix kernels cover
+// exactly this size.  Letting the BLAS thread big products instead (its workers spin
+// between calls) was measured 30 to 150 times slower on a loaded two-core machine,
+// and limiting its threads per call costs as much (it restarts its workers).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -88,18 +96,20 @@ WEFT_SIMD_CLONES void add_row(T* __restrict d, const T* __restrict s, std::int64
   for (std::int64_t j = 0; j < n; ++j) d[j] += s[j];
 }
 
-template <class T>
-void gather(const T* x, std::int64_t w, const std::int64_t* rows, std::int64_t n, T* buf) {
-  parallel_for(0, n, kRowGrain, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t r = b; r < e; ++r) std::memcpy(buf + r * w, x + rows[r] * w, sizeof(T) * static_cast<std::size_t>(w));
-  });
+// Rows per block, from the channel counts only (never the thread count, so that
+// the sums do not depend on it): rows * width_product <= 2**18, the size below which
+// OpenBLAS runs a product on the calling thread (SMP_THRESHOLD_MIN * 4).
+std::int64_t block_rows(std::int64_t width_product) {
+  return std::clamp<std::int64_t>((std::int64_t{1} << 18) / std::max<std::int64_t>(1, width_product), 16, 4096);
 }
 
-// Rows per block: the gathered operands of one block take about 8 MiB, so they stay
-// in the last-level cache between the gather, the product and the scatter.
-std::int64_t block_rows(std::int64_t width, std::int64_t itemsize) {
-  const std::int64_t r = (std::int64_t{8} << 20) / std::max<std::int64_t>(1, width * itemsize);
-  return std::clamp<std::int64_t>(r, 1024, 1 << 17);
+// Runs run(p, n) over the blocks of rows [p0, p1) as tasks of weft's pool.
+template <class F>
+void for_blocks(std::int64_t p0, std::int64_t p1, std::int64_t R, const F& run) {
+  const std::int64_t nb = (p1 - p0 + R - 1) / R;
+  parallel_chunks(0, nb, plan_tasks(nb, 4, 4), [&](int, std::int64_t b, std::int64_t e) {
+    for (std::int64_t bl = b; bl < e; ++bl) run(p0 + bl * R, std::min(R, p1 - p0 - bl * R));
+  });
 }
 
 struct Book {
@@ -166,6 +176,19 @@ Book check_book(const py::array& offsets, const py::array& ra, const py::array& 
   return bk;
 }
 
+// One block of an offset: gather n rows of x, multiply by w_k, add into out.
+template <class T>
+void gemm_block(gemm_fn<T> f, const T* xp, std::int64_t A, std::int64_t B, const std::int64_t* src,
+                const std::int64_t* dst, std::int64_t n, const T* wk, bool transpose, T* o) {
+  ScratchVector<T, 41> gbuf(static_cast<std::size_t>(n * A));
+  ScratchVector<T, 42> ybuf(static_cast<std::size_t>(n * B));
+  T* g = gbuf.get().data();
+  T* y = ybuf.get().data();
+  for (std::int64_t r = 0; r < n; ++r) std::memcpy(g + r * A, xp + src[r] * A, sizeof(T) * static_cast<std::size_t>(A));
+  gemm_rm<T>(f, false, transpose, n, B, A, g, A, wk, transpose ? A : B, y, B, false);
+  for (std::int64_t r = 0; r < n; ++r) add_row(o + dst[r] * B, y + r * B, B);
+}
+
 py::array conv_gemm(const py::array& x, const py::array& w, const py::array& offsets, const py::array& src,
                     const py::array& dst, std::int64_t n_dst, std::int64_t identity, bool transpose,
                     const py::object& gemm) {
@@ -197,31 +220,21 @@ py::array conv_gemm(const py::array& x, const py::array& w, const py::array& off
       py::gil_scoped_release nogil;
       const std::int64_t WK = A * B;  // one offset's weight slice
       const bool ident = identity >= 0 && n_src == n_dst && bk.identity_ok(identity, n_dst);
-      const std::int64_t R = block_rows(A + B, sizeof(T));
+      const std::int64_t R = block_rows(A * B);
       if (ident) {
-        for (std::int64_t p0 = 0; p0 < n_dst; p0 += R)
-          gemm_rm<T>(f, false, transpose, std::min(R, n_dst - p0), B, A, xp + p0 * A, A, wp + identity * WK,
-                     transpose ? A : B, o + p0 * B, B, false);
+        for_blocks(0, n_dst, R, [&](std::int64_t p, std::int64_t n) {
+          gemm_rm<T>(f, false, transpose, n, B, A, xp + p * A, A, wp + identity * WK, transpose ? A : B, o + p * B,
+                     B, false);
+        });
       } else {
         parallel_for(0, n_dst, kRowGrain, [&](std::int64_t b, std::int64_t e) { std::fill(o + b * B, o + e * B, T(0)); });
       }
-      ScratchVector<T, 41> gbuf;
-      ScratchVector<T, 42> ybuf;
+      // offsets one after the other: a row's sum has the same order for any thread count
       for (std::int64_t k = 0; k < bk.K; ++k) {
         if (ident && k == identity) continue;
-        for (std::int64_t p0 = bk.off[k]; p0 < bk.off[k + 1]; p0 += R) {
-          const std::int64_t n = std::min(R, bk.off[k + 1] - p0);
-          gbuf.get().resize(static_cast<std::size_t>(n * A));
-          ybuf.get().resize(static_cast<std::size_t>(n * B));
-          T* g = gbuf.get().data();
-          T* y = ybuf.get().data();
-          gather(xp, A, bk.a + p0, n, g);
-          gemm_rm<T>(f, false, transpose, n, B, A, g, A, wp + k * WK, transpose ? A : B, y, B, false);
-          const std::int64_t* d = bk.b + p0;
-          parallel_for(0, n, kRowGrain, [&](std::int64_t b, std::int64_t e) {
-            for (std::int64_t r = b; r < e; ++r) add_row(o + d[r] * B, y + r * B, B);
-          });
-        }
+        for_blocks(bk.off[k], bk.off[k + 1], R, [&](std::int64_t p, std::int64_t n) {
+          gemm_block<T>(f, xp, A, B, bk.a + p, bk.b + p, n, wp + k * WK, transpose, o);
+        });
       }
     }
     return out;
@@ -251,29 +264,50 @@ py::array conv_wgrad(const py::array& x, const py::array& g, const py::array& of
     {
       py::gil_scoped_release nogil;
       const bool ident = identity >= 0 && n_in == n_out && bk.identity_ok(identity, n_in);
-      const std::int64_t R = block_rows(C + M, sizeof(T));
-      ScratchVector<T, 43> xbuf;
-      ScratchVector<T, 44> gbuf;
+      // Blocks of R rows are grouped into fixed groups of G blocks: each group sums its
+      // blocks' products in order into its own partial dW[k], and the partials are
+      // added in group order, so the sum does not depend on the thread count.
+      const std::int64_t R = block_rows(C * M), CM = C * M, G = std::max<std::int64_t>(1, 4096 / R);
+      // dst (C x M) (+)= x-rows^T (C x n) @ g-rows (n x M) over rows [p, p + n) of offset k
+      auto block = [&](std::int64_t k, std::int64_t p, std::int64_t n, T* dst, bool acc) {
+        if (ident && k == identity) {
+          gemm_rm<T>(f, true, false, C, M, n, xp + p * C, C, gp + p * M, M, dst, M, acc);
+          return;
+        }
+        ScratchVector<T, 43> xbuf(static_cast<std::size_t>(n * C));
+        ScratchVector<T, 44> gbuf(static_cast<std::size_t>(n * M));
+        const std::int64_t *ia = bk.a + bk.off[k] + p, *ib = bk.b + bk.off[k] + p;
+        for (std::int64_t r = 0; r < n; ++r) {
+          std::memcpy(xbuf.get().data() + r * C, xp + ia[r] * C, sizeof(T) * static_cast<std::size_t>(C));
+          std::memcpy(gbuf.get().data() + r * M, gp + ib[r] * M, sizeof(T) * static_cast<std::size_t>(M));
+        }
+        gemm_rm<T>(f, true, false, C, M, n, xbuf.get().data(), C, gbuf.get().data(), M, dst, M, acc);
+      };
+      ScratchVector<T, 45> part_buf;
       for (std::int64_t k = 0; k < bk.K; ++k) {
-        T* ok = o + k * C * M;
-        const std::int64_t P = bk.off[k + 1] - bk.off[k];
-        if (P == 0) std::fill(ok, ok + C * M, T(0));
-        for (std::int64_t p0 = 0; p0 < P; p0 += R) {
-          const std::int64_t n = std::min(R, P - p0);
-          const T *xs, *gs;
-          if (ident && k == identity) {
-            xs = xp + p0 * C;
-            gs = gp + p0 * M;
-          } else {
-            xbuf.get().resize(static_cast<std::size_t>(n * C));
-            gbuf.get().resize(static_cast<std::size_t>(n * M));
-            gather(xp, C, bk.a + bk.off[k] + p0, n, xbuf.get().data());
-            gather(gp, M, bk.b + bk.off[k] + p0, n, gbuf.get().data());
-            xs = xbuf.get().data();
-            gs = gbuf.get().data();
-          }
-          // dW[k] (C x M) += xs^T (C x n) @ gs (n x M)
-          gemm_rm<T>(f, true, false, C, M, n, xs, C, gs, M, ok, M, p0 > 0);
+        T* ok = o + k * CM;
+        const std::int64_t P = bk.off[k + 1] - bk.off[k], rows = R * G, ng = (P + rows - 1) / rows;
+        auto group = [&](std::int64_t gi, T* dst) {
+          const std::int64_t g0 = gi * rows, g1 = std::min(P, g0 + rows);
+          for (std::int64_t p = g0; p < g1; p += R) block(k, p, std::min(R, g1 - p), dst, p > g0);
+        };
+        if (P == 0) {
+          std::fill(ok, ok + CM, T(0));
+        } else if (ng == 1) {
+          group(0, ok);
+        } else {
+          auto& part = part_buf.get();
+          part.resize(static_cast<std::size_t>(ng * CM));
+          parallel_chunks(0, ng, plan_tasks(ng, 1, 4), [&](int, std::int64_t b, std::int64_t e) {
+            for (std::int64_t gi = b; gi < e; ++gi) group(gi, part.data() + gi * CM);
+          });
+          parallel_for(0, CM, 1024, [&](std::int64_t b, std::int64_t e) {
+            for (std::int64_t j = b; j < e; ++j) {
+              T sum = part[static_cast<std::size_t>(j)];
+              for (std::int64_t gi = 1; gi < ng; ++gi) sum += part[static_cast<std::size_t>(gi * CM + j)];
+              ok[j] = sum;
+            }
+          });
         }
       }
     }

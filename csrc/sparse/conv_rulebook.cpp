@@ -50,6 +50,9 @@ struct Geometry {
   std::int64_t K = 1;                          // kernel volume
   // Offset k's per-axis index: k_s = (k / kstride[s]) % kernel[s] (row-major over kernel axes).
   std::vector<std::int64_t> kstride;
+  // disp[k * S + s] = k_s * dil_s - pad_s: input coordinate = output * stride + disp
+  // (precomputed: the inner loops then need no division)
+  std::vector<std::int64_t> disp;
 };
 
 std::vector<std::int64_t> int_list(const std::vector<std::int64_t>& v, std::size_t S, const char* op,
@@ -135,12 +138,12 @@ py::tuple subm(const I* idx, std::int64_t nnz, const Geometry& g, bool& dup) {
           for (std::int64_t k = 0; k < K; ++k) {
             std::int64_t key = bt;
             bool inside = true;
+            const std::int64_t* dk = g.disp.data() + k * g.S;
             for (int s = 0; s < g.S && inside; ++s) {
-              const std::int64_t ks = (k / g.kstride[static_cast<std::size_t>(s)]) % g.kernel[static_cast<std::size_t>(s)];
-              const std::int64_t p = coord[static_cast<std::size_t>(s)] - g.pad[static_cast<std::size_t>(s)] +
-                                     ks * g.dil[static_cast<std::size_t>(s)];
-              inside = p >= 0 && p < g.in[static_cast<std::size_t>(s)];
-              if (inside) key = key * g.in[static_cast<std::size_t>(s)] + p;
+              const auto su = static_cast<std::size_t>(s);
+              const std::int64_t p = coord[su] + dk[s];
+              inside = p >= 0 && p < g.in[su];
+              if (inside) key = key * g.in[su] + p;
             }
             if (!inside) continue;
             const std::int64_t j = table.find(key);
@@ -179,10 +182,10 @@ py::tuple regular(const I* idx, std::int64_t nnz, const Geometry& g, bool& dup, 
           for (std::int64_t k = 0; k < K; ++k) {
             std::int64_t key = bt;
             bool inside = true;
+            const std::int64_t* dk = g.disp.data() + k * g.S;
             for (int s = 0; s < g.S && inside; ++s) {
               const auto su = static_cast<std::size_t>(s);
-              const std::int64_t ks = (k / g.kstride[su]) % g.kernel[su];
-              const std::int64_t t = static_cast<std::int64_t>(idx[(s + 1) * nnz + i]) + g.pad[su] - ks * g.dil[su];
+              const std::int64_t t = static_cast<std::int64_t>(idx[(s + 1) * nnz + i]) - dk[s];
               inside = t >= 0 && t % g.stride[su] == 0 && t / g.stride[su] < g.out[su];
               if (inside) key = key * g.out[su] + t / g.stride[su];
             }
@@ -274,10 +277,14 @@ py::object rulebook(const py::array& indices, std::int64_t batch, const std::vec
     const std::int64_t reach = checked_mul(g.kernel[s] - 1, g.dil[s], op, "dilation*(kernel-1)");
     checked_add(checked_add(g.in[s], g.pad[s], op, "size + padding"), reach, op, "size + padding + reach");
     checked_mul(g.out[s], g.stride[s], op, "output size * stride");
-    if (is_subm && (g.out[s] != g.in[s] || g.stride[s] != 1 || 2 * g.pad[s] != reach))
+    if (is_subm && (g.out[s] != g.in[s] || g.stride[s] != 1 || reach % 2 != 0 || g.pad[s] != reach / 2))
       value_error(op, "a submanifold rulebook needs output shape = input shape, stride 1 and padding "
                   "dilation*(kernel-1)/2 on every axis (axis ", s, ")");
   }
+  g.disp.resize(static_cast<std::size_t>(g.K) * S);
+  for (std::int64_t k = 0; k < g.K; ++k)
+    for (std::size_t s = 0; s < S; ++s)  // fits: dil*(kernel-1) and pad are checked above
+      g.disp[static_cast<std::size_t>(k) * S + s] = ((k / g.kstride[s]) % g.kernel[s]) * g.dil[s] - g.pad[s];
   const std::int64_t nnz = indices.shape(1);
   // Bounds of every coordinate before any is used as a key.
   dispatch(IndexTypes{}, indices, op, "indices", [&](auto tag) {

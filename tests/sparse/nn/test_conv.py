@@ -166,8 +166,15 @@ def test_float32_and_thread_count_independence():
     try:
         for n in (1, 2, 3):
             weft.set_num_threads(n)
-            outs.append([F.subm_conv3d(x, w).values().numpy(),
-                         F.conv3d(x, w, stride=2).values().numpy()])
+            got = []
+            for f, kw in ((F.subm_conv3d, {}), (F.conv3d, {"stride": 2})):
+                xg = weft.sparse.sparse_coo_tensor(idx, vals, [1, 24, 24, 24, 8],
+                                                   stop_gradient=False)
+                wg = weft.to_tensor(w.numpy(), stop_gradient=False)
+                y = f(xg, wg, **kw)
+                (y.values() * y.values()).sum().backward()
+                got += [y.values().numpy(), xg.grad.values().numpy(), wg.grad.numpy()]
+            outs.append(got)
     finally:
         weft.set_num_threads(old)
     for o in outs[1:]:
@@ -204,22 +211,44 @@ def test_array_module_rulebook_matches_native(subm):
 
 
 def test_key_caches_and_rejects_another_active_set():
-    RB.clear_cache()
     rng, idx, vals = _pattern(6)
     w = weft.to_tensor(rng.standard_normal((3, 3, 3, 2, 2)))
     x = weft.sparse.sparse_coo_tensor(idx, vals, [2, 4, 3, 5, 2])
     y1 = F.subm_conv3d(x, w, key="net.block1")
-    book = RB._cache["net.block1"][2]
+    book = RB.keyed_rulebooks(x._indices)["net.block1"]
     y2 = F.subm_conv3d(y1, w, key="net.block1")  # same sites: the cached rulebook
-    assert RB._cache["net.block1"][2] is book and len(book) == 1
+    assert RB.keyed_rulebooks(y1._indices)["net.block1"] is book and len(book) == 1
     ref = F.subm_conv3d(F.subm_conv3d(x, w), w)
     np.testing.assert_allclose(y2.values().numpy(), ref.values().numpy(), rtol=1e-12)
+    # the same sites in another array (e.g. a copy) are the same active set
+    same = weft.sparse.sparse_coo_tensor(idx.copy(), vals, [2, 4, 3, 5, 2])
+    F.subm_conv3d(same, w, key="net.block1")
+    # after a strided convolution the sites differ: that key is taken in this pass
+    down = F.conv3d(y2, w, stride=2, padding=1)
+    with pytest.raises(ValueError, match="key 'net.block1' already names another active set"):
+        F.subm_conv3d(down, w, key="net.block1")
+    F.subm_conv3d(down, w, key="net.block2")
+    # a new input (the next batch) starts a new pass: the key is free again
     other = weft.sparse.sparse_coo_tensor(idx[:, :-1], vals[:-1], [2, 4, 3, 5, 2])
-    with pytest.raises(ValueError, match="key 'net.block1' was first used with another active"):
-        F.subm_conv3d(other, w, key="net.block1")
+    z = F.subm_conv3d(other, w, key="net.block1")
+    np.testing.assert_allclose(z.values().numpy(), F.subm_conv3d(other, w).values().numpy(),
+                               rtol=1e-12)
     with pytest.raises(TypeError, match="key must be a str"):
         F.subm_conv3d(x, w, key=3)
-    RB.clear_cache()
+
+
+def test_keyed_rulebooks_are_released_with_their_arrays():
+    import gc
+
+    rng, idx, vals = _pattern(11)
+    w = weft.to_tensor(rng.standard_normal((3, 3, 3, 2, 2)))
+    n0 = len(RB._lineage_of)
+    x = weft.sparse.sparse_coo_tensor(idx.copy(), vals, [2, 4, 3, 5, 2])  # x owns its sites
+    y = F.conv3d(F.subm_conv3d(x, w, key="a"), w, stride=2)
+    assert len(RB._lineage_of) == n0 + 2  # x's sites and y's, one lineage
+    del x, y
+    gc.collect()
+    assert len(RB._lineage_of) == n0
 
 
 def test_igemm_twins_and_stride_warning():

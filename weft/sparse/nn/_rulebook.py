@@ -21,8 +21,8 @@ works to any order:
 """
 from __future__ import annotations
 
-import collections
 import threading
+import weakref
 
 import numpy as np
 
@@ -93,13 +93,13 @@ def _build_xp(indices, batch, in_shape, kernel, stride, padding, dilation, out_s
     skeys = keys[order]
     if nnz > 1 and bool(xp.any(skeys[1:] == skeys[:-1])):
         return None
-    koff = _offsets_of(kernel)
-    st, pd, dl = (np.asarray(v, dtype=np.int64) for v in (stride, padding, dilation))
+    koff = xp.asarray(_offsets_of(kernel))
+    st, pd, dl = (xp.asarray(np.asarray(v, dtype=np.int64)) for v in (stride, padding, dilation))
     firsts, seconds, counts = [], [], [0]
     if subm:
         for k in range(koff.shape[0]):
             p = idx[1:] - pd[:, None] + (koff[k] * dl)[:, None]
-            inside = xp.all((p >= 0) & (p < xp.asarray(in_shape)[:, None]), axis=0)
+            inside = xp.all((p >= 0) & (p < xp.asarray(list(in_shape))[:, None]), axis=0)
             pk = xp.where(inside[None, :], p, 0)
             nk = K.linear_index(xp.concatenate([idx[:1], pk]), in_full, xp)
             pos = xp.minimum(xp.searchsorted(skeys, nk), max(nnz - 1, 0))
@@ -116,8 +116,8 @@ def _build_xp(indices, batch, in_shape, kernel, stride, padding, dilation, out_s
         for k in range(koff.shape[0]):
             t = idx[1:] + pd[:, None] - (koff[k] * dl)[:, None]
             q = t // st[:, None]
-            ok = xp.all((t >= 0) & (t % st[:, None] == 0) & (q < xp.asarray(out_shape)[:, None]),
-                        axis=0)
+            bound = xp.asarray(list(out_shape))[:, None]
+            ok = xp.all((t >= 0) & (t % st[:, None] == 0) & (q < bound), axis=0)
             i = xp.nonzero(ok)[0]
             cand.append((i, K.linear_index(xp.concatenate([idx[:1, i], q[:, i]]), out_full, xp)))
         allk = xp.concatenate([c[1] for c in cand]) if cand else xp.zeros(0, np.int64)
@@ -135,58 +135,107 @@ def _build_xp(indices, batch, in_shape, kernel, stride, padding, dilation, out_s
 
 
 # ----------------------------------------------------------------------------------
-# the cache: key -> the active set it was built for and its rulebooks by geometry
+# the key cache
+#
+# A ``key`` names the active set of one layer's input *within one forward pass*, as
+# in Paddle (whose rulebooks travel with the tensors): every submanifold layer given
+# the same key over that set reuses one rulebook, and the next batch (new index
+# arrays) starts afresh instead of being handed a stale rulebook. The scope is a
+# *lineage*: an input's index array, the arrays of the outputs derived from it
+# (submanifold layers keep the input's array; regular convolutions and pooling add
+# theirs), each registered while it is alive. Within a lineage a key names one
+# active set; the same key on another set of the lineage (say after a strided
+# convolution) is the mistake Paddle silently returns wrong values for, and here a
+# ValueError.
 
-_CACHE_SIZE = 64
-_cache = collections.OrderedDict()
+
+class _Lineage:
+    """The keyed rulebooks of one lineage: key -> (weakref to the index array it was
+    made for, fingerprint of that set, {geometry: rulebook})."""
+
+    __slots__ = ("keys", "__weakref__")
+
+    def __init__(self):
+        self.keys = {}
+
+
+_lineage_of = {}   # id(index array) -> (weakref to it, its _Lineage)
 _lock = threading.Lock()
 
 
-def _same_indices(a, b):
-    if a is b:
-        return True
-    if a.shape != b.shape or type(a) is not type(b):
-        return False
-    xp = K.xp_of_array(a)
-    return bool(xp.array_equal(a, b))
+def _forget(i, ref):
+    with _lock:
+        if _lineage_of.get(i, (None,))[0] is ref:
+            del _lineage_of[i]
+
+
+def _lineage(indices):
+    """The lineage of ``indices`` (a new one for an array not seen yet)."""
+    e = _lineage_of.get(id(indices))
+    if e is not None and e[0]() is indices:
+        return e[1]
+    lin = _Lineage()
+    _adopt(indices, lin)
+    return lin
+
+
+def _adopt(indices, lin):
+    i = id(indices)
+    ref = weakref.ref(indices, lambda r: _forget(i, r))
+    _lineage_of[i] = (ref, lin)
+
+
+def inherit(child, parent):
+    """Register index array ``child`` (an output's sites) in ``parent``'s lineage."""
+    if child is None or child is parent:
+        return
+    with _lock:
+        _adopt(child, _lineage(parent))
+
+
+def _fingerprint(indices, shape):
+    host = indices.get() if hasattr(indices, "get") else indices
+    digest = hash(np.ascontiguousarray(host).tobytes())
+    return tuple(shape), indices.shape, indices.dtype.str, digest
 
 
 def cached(key, indices, shape, geometry, make, op):
-    """The rulebook of ``geometry`` for active set ``indices`` under ``key``.
-
-    A key names one active set; every layer using it with that set shares the
-    rulebooks built for it (one per geometry). The same key with another active set
-    is a ValueError (a stale rulebook would silently give wrong results)."""
+    """The rulebook of ``geometry`` for active set ``indices`` (sparse shape ``shape``)
+    under ``key``; ``make()`` builds it. key None: no cache."""
     if key is None:
         return make()
     if not isinstance(key, str):
         raise TypeError(f"{op}: key must be a str or None, got {type(key).__name__}")
     with _lock:
-        entry = _cache.get(key)
-        if entry is not None:
-            if entry[1] != tuple(shape) or not _same_indices(entry[0], indices):
+        lin = _lineage(indices)
+        entry = lin.keys.get(key)
+        if entry is not None and entry[0]() is not indices:
+            fp = _fingerprint(indices, shape)
+            if fp != entry[1]:
                 raise ValueError(
-                    f"{op}: key {key!r} was first used with another active set (shape "
-                    f"{list(entry[1])}, {entry[0].shape[1]} sites; now shape {list(shape)}, "
-                    f"{indices.shape[1]} sites); a key names one set of active sites, use a "
-                    "new key for this input or key=None")
-            _cache.move_to_end(key)
-            rb = entry[2].get(geometry)
-            if rb is not None:
-                return rb
+                    f"{op}: key {key!r} already names another active set in this forward "
+                    f"pass (sites of shape {list(entry[1][0])}, {entry[1][1][1]} sites; now "
+                    f"{list(shape)}, {indices.shape[1]} sites); give each active set its own "
+                    "key (e.g. one per resolution level)")
+            entry = (weakref.ref(indices), fp, entry[2])
+            lin.keys[key] = entry
+        if entry is not None and geometry in entry[2]:
+            return entry[2][geometry]
     rb = make()
     with _lock:
-        entry = _cache.setdefault(key, (indices, tuple(shape), {}))
+        if entry is None:
+            entry = (weakref.ref(indices), _fingerprint(indices, shape), {})
+            lin.keys[key] = entry
         entry[2][geometry] = rb
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
     return rb
 
 
-def clear_cache():
-    """Forget every keyed rulebook."""
-    with _lock:
-        _cache.clear()
+def keyed_rulebooks(indices):
+    """``{key: {geometry: rulebook}}`` of the lineage of ``indices`` (for tests)."""
+    e = _lineage_of.get(id(indices))
+    if e is None or e[0]() is not indices:
+        return {}
+    return {k: v[2] for k, v in e[1].keys.items()}
 
 
 # ----------------------------------------------------------------------------------
@@ -204,10 +253,11 @@ def _gemm_capsule(dtype):
     return _blas[np.dtype(dtype)]
 
 
-def _native(*arrays):
-    return (_HAS_NATIVE and all(type(a) is np.ndarray for a in arrays)
-            and arrays[0].dtype in _NATIVE_VALUES
-            and all(a.dtype == arrays[0].dtype for a in arrays))
+def _native(a, b, rb):
+    """Whether the native kernels take values ``a``, ``b`` and rulebook ``rb``."""
+    return (_HAS_NATIVE and type(a) is np.ndarray and type(b) is np.ndarray
+            and type(rb.in_rows) is np.ndarray and a.dtype in _NATIVE_VALUES
+            and a.dtype == b.dtype)
 
 
 def _pairs(rb, transpose):
@@ -216,7 +266,7 @@ def _pairs(rb, transpose):
 
 def _conv_fwd(x, w, rb, transpose):
     src, dst, n_dst = _pairs(rb, transpose)
-    if _native(x, w, rb.in_rows):
+    if _native(x, w, rb):
         return _C.sparse_conv_gemm(np.ascontiguousarray(x), np.ascontiguousarray(w), rb.offsets,
                                    src, dst, n_dst, rb.identity, bool(transpose),
                                    _gemm_capsule(x.dtype))
@@ -232,7 +282,7 @@ def _conv_fwd(x, w, rb, transpose):
 
 
 def _wgrad_fwd(x, g, rb):
-    if _native(x, g, rb.in_rows):
+    if _native(x, g, rb):
         return _C.sparse_conv_wgrad(np.ascontiguousarray(x), np.ascontiguousarray(g), rb.offsets,
                                     rb.in_rows, rb.out_rows, rb.identity, _gemm_capsule(x.dtype))
     xp = K.xp_of_array(x)

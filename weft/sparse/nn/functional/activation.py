@@ -16,7 +16,7 @@ from ....core.tensor import Tensor
 from ....nn import functional as _F
 from ....ops.math.ufuncs import exp
 from ... import _kernels as K
-from ...convert import coalesce, gather_rows, scatter_rows, values
+from ...convert import coalesce, csr_is_canonical, gather_rows, scatter_rows, values
 from ...softmax import csr_row_softmax
 from ...tensor import SparseCooTensor, SparseCsrTensor, UnsupportedDtypeError
 from ...unary import _stored_values
@@ -82,9 +82,9 @@ def segment_softmax(v, group, ngroups):
 
 def _coo_softmax(x, axis):
     sd = x._indices.shape[0]
+    x = x if x._coalesced else coalesce(x)  # duplicates are one entry: their sum
     if axis >= sd:  # a dense axis: the dense softmax of every stored slice
         return x._with_values(_F.softmax(values(x), axis - sd + 1))
-    x = x if x._coalesced else coalesce(x)
     idx = x._indices
     xp = K.xp_of_array(idx)
     others = [d for d in range(sd) if d != axis]
@@ -120,6 +120,8 @@ def softmax(x, axis=-1, name=None):
                                     "a floating dtype")
     axis = normalize_axis(axis, len(x._shape), op)
     if isinstance(x, SparseCsrTensor):
+        if not csr_is_canonical(x):
+            x = coalesce(x)  # duplicates are one entry: their sum
         if axis == len(x._shape) - 1:
             return csr_row_softmax(x)
         coo = x.to_sparse_coo(len(x._shape))

@@ -24,7 +24,7 @@ from ....core.dtype import UnsupportedDtypeError
 from ....ops.shape.views import reshape_exact
 from ...convert import coalesce, values
 from ...tensor import SparseCooTensor, SparseBase, wrap_coo
-from .._rulebook import build, cached, conv as _rb_conv
+from .._rulebook import build, cached, conv as _rb_conv, inherit
 
 _FORMATS = {2: "NHWC", 3: "NDHWC"}
 
@@ -109,7 +109,8 @@ def _check_weight(weight, bias, x, S, groups, op):
                          f"out_channels], got shape {weight.shape}")
     if isinstance(groups, bool) or not isinstance(groups, numbers.Integral):
         raise TypeError(f"{op}: groups must be an int, got {type(groups).__name__}")
-    assert groups == 1, f"{op}: only support groups=1, got groups={groups}"
+    if groups != 1:  # Paddle's error type for this check (api-sparse.md §4)
+        raise AssertionError(f"{op}: only support groups=1, got groups={groups}")
     c = x._shape[-1]
     if weight.shape[S] != c:
         raise ValueError(f"{op}: x has {c} channels but weight expects {weight.shape[S]} "
@@ -174,7 +175,7 @@ def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, key, 
                      out_sp, subm)
 
     geometry = (kernel, stride, front, dilation, out_sp, subm)
-    rb = cached(key, x._indices, x._shape, geometry, lambda: make(x), op)
+    rb = cached(key, x._indices, x._shape[:-1], geometry, lambda: make(x), op)
     if rb is None:  # repeated coordinates: sum them (coalesce) and build on the result
         x = coalesce(x)
         rb = make(x)
@@ -185,6 +186,7 @@ def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, key, 
     m = weight.shape[S + 1]
     if subm:
         return wrap_coo(vals, x._indices, list(x._shape[:-1]) + [m], x._coalesced)
+    inherit(rb.out_indices, x._indices)
     return wrap_coo(vals, rb.out_indices, [batch, *out_sp, m], True)
 
 
@@ -232,8 +234,10 @@ def subm_conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
 
     The kernel sizes must be odd; the effective padding is ``dilation*(k-1)/2``
     whatever ``padding`` says, and ``stride`` is ignored (a warning when it is not 1),
-    as in Paddle. ``key`` names the rulebook in a cache shared by every call with the
-    same active set (the same key with another set raises ValueError).
+    as in Paddle. ``key`` names the input's active set within one forward pass: every
+    call with that key on those sites shares one rulebook; the same key on other
+    sites derived from the same input (e.g. after a strided convolution) raises
+    ValueError, while a new input (the next batch) starts afresh.
 
     >>> import weft
     >>> x = weft.sparse.sparse_coo_tensor([[0, 0], [0, 0], [0, 1], [0, 0]], [[1.0], [2.0]],

@@ -17,7 +17,7 @@ from ....core.tensor import Tensor
 from ... import _kernels as K
 from ...convert import coalesce, gather_rows, scatter_rows, values
 from ...tensor import wrap_coo
-from .._rulebook import build
+from .._rulebook import build, inherit
 from .conv import _check_input, _int_seq, _padding
 
 
@@ -35,8 +35,10 @@ def _pool_fwd(v, rb):
 
 
 def _pool_vjp(g, ans, v, rb):
-    tie = v[rb.in_rows] == ans[rb.out_rows]
-    picked = gather_rows(g, rb.out_rows) * Tensor._wrap(tie.astype(v.dtype))
+    # a constant mask (piecewise-constant in v), so the rule is linear in g
+    a, m = v._data, ans._data
+    tie = (a[rb.in_rows] == m[rb.out_rows]).astype(a.dtype)
+    picked = gather_rows(g, rb.out_rows) * Tensor._wrap(tie)
     return scatter_rows(picked, rb.in_rows, rb.n_in)
 
 
@@ -62,7 +64,8 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_for
     ([1, 1, 1, 1, 1], [[-1.0]])
     """
     op = "max_pool3d"
-    assert data_format == "NDHWC", f"{op}: data_format must be 'NDHWC', got {data_format!r}"
+    if data_format != "NDHWC":  # Paddle's error type for this check (api-sparse.md §4)
+        raise AssertionError(f"{op}: data_format must be 'NDHWC', got {data_format!r}")
     _check_input(x, 3, data_format, op)
     kernel = _int_seq(kernel_size, 3, op, "kernel_size", 1)
     stride = kernel if stride is None else _int_seq(stride, 3, op, "stride", 1)
@@ -84,6 +87,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_for
         rb = build(x._indices, x._shape[0], in_shape, kernel, stride, front, (1, 1, 1), out,
                    False)
     vals = apply(_POOL, values(x), rb=rb)
+    inherit(rb.out_indices, x._indices)
     return wrap_coo(vals, rb.out_indices, [x._shape[0], *out, x._shape[-1]], True)
 
 

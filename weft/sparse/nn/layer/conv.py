@@ -28,11 +28,14 @@ class _SparseConv(Layer):
         S = self._dims
         self._in_channels = _check_int(in_channels, cls, "in_channels", 1)
         self._out_channels = _check_int(out_channels, cls, "out_channels", 1)
-        assert groups == 1, f"{cls}: only support groups=1, got groups={groups}"
-        assert padding_mode == "zeros", (f"{cls}: only support padding_mode='zeros', got "
-                                         f"{padding_mode!r}")
-        assert backend in (None, "igemm"), (f"{cls}: backend must be None or 'igemm', got "
-                                            f"{backend!r}")
+        # AssertionError: Paddle's error type for these checks (api-sparse.md §5)
+        if groups != 1:
+            raise AssertionError(f"{cls}: only support groups=1, got groups={groups}")
+        if padding_mode != "zeros":
+            raise AssertionError(f"{cls}: only support padding_mode='zeros', got "
+                                 f"{padding_mode!r}")
+        if backend not in (None, "igemm"):
+            raise AssertionError(f"{cls}: backend must be None or 'igemm', got {backend!r}")
         data_format = self._format if data_format is None else data_format
         if data_format != self._format:
             raise ValueError(f"{cls}: data_format must be '{self._format}', got {data_format!r}")

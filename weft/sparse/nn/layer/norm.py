@@ -22,8 +22,8 @@ class BatchNorm(_BatchNormBase):
     >>> import weft
     >>> x = weft.sparse.sparse_coo_tensor([[0, 1]], [[1.0], [3.0]], [4, 1])
     >>> bn = weft.sparse.nn.BatchNorm(1)
-    >>> bn(x).values().tolist(), list(bn.state_dict())
-    ([[-1.0], [1.0]], ['weight', 'bias', '_mean', '_variance'])
+    >>> [round(v[0], 4) for v in bn(x).values().tolist()], list(bn.state_dict())
+    ([-1.0, 1.0], ['weight', 'bias', '_mean', '_variance'])
     """
 
     _formats = ("NDHWC", "NHWC", "NLC", "NC")

@@ -18,7 +18,8 @@ class MaxPool3D(Layer):
     def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
                  data_format="NDHWC", name=None):
         super().__init__()
-        assert data_format == "NDHWC", f"MaxPool3D: data_format must be 'NDHWC', got {data_format!r}"
+        if data_format != "NDHWC":  # Paddle's error type (api-sparse.md §5)
+            raise AssertionError(f"MaxPool3D: data_format must be 'NDHWC', got {data_format!r}")
         self._kernel_size, self._stride, self._padding = kernel_size, stride, padding
         self._return_mask, self._ceil_mode, self._data_format = return_mask, ceil_mode, data_format
 
