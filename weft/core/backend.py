@@ -212,6 +212,18 @@ def set_loader(area, name, load):
         _loaded.pop((area, name), None)
 
 
+def attach_tables(area, names, load):
+    """``set_loader(area, name, lambda: load(name))`` for every ``name`` still
+    registered: what an area's package (``weft.fft``, ``weft.linalg``) runs when it is
+    imported to hand the registry its function tables. A backend the user unregistered
+    before that import is skipped, not an error."""
+    for name in names:
+        with _lock:
+            known = name in _areas.get(area, {})
+        if known:
+            set_loader(area, name, lambda name=name: load(name))
+
+
 def _entries(fn, area):
     entries = _areas.get(area) if isinstance(area, str) else None
     if entries is None:

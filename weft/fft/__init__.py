@@ -14,21 +14,12 @@ the CPU default), ``mkl`` (mkl_fft) or ``cufft`` (CuPy); see
 >>> weft.fft.irfft(weft.fft.rfft(x), n=4).tolist()
 [1.0, 2.0, 3.0, 4.0]
 """
-from ..core.backend import set_loader as _set_loader
+from ..core.backend import attach_tables as _attach_tables
 from . import backends as _backends
 
-
-def _attach_tables():
-    # the registry (weft.core.backend) names the fft backends at `import weft`; their
-    # function tables live here, above core, and are attached when weft.fft loads
-    for name in ("pocketfft", "mkl", "cufft"):
-        try:
-            _set_loader("fft", name, lambda name=name: _backends._load(name))
-        except ValueError:   # unregistered by the user before weft.fft was imported
-            pass
-
-
-_attach_tables()
+# the registry (weft.core.backend) names the fft backends at `import weft`; their
+# function tables live here, above core, and are attached when weft.fft loads
+_attach_tables("fft", ("pocketfft", "mkl", "cufft"), _backends._load)
 
 from ._api import *  # noqa: E402,F401,F403
 from ._api import __all__  # noqa: E402

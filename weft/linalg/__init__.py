@@ -27,21 +27,12 @@ raises ``weft.UnsupportedDtypeError``.
 >>> weft.linalg.solve(a, weft.linalg.matmul(a, weft.ones([2, 1], dtype="float64"))).tolist()
 [[1.0], [1.0]]
 """
-from ..core.backend import set_loader as _set_loader
+from ..core.backend import attach_tables as _attach_tables
 from . import backends as _backends
 
-
-def _attach_tables():
-    # the registry (weft.core.backend) names the linalg backends at `import weft`; their
-    # function tables live here, above core, and are attached when weft.linalg loads
-    for name in ("lapack", "mkl", "cusolver"):
-        try:
-            _set_loader("linalg", name, lambda name=name: _backends._load(name))
-        except ValueError:   # unregistered by the user before weft.linalg was imported
-            pass
-
-
-_attach_tables()
+# the registry (weft.core.backend) names the linalg backends at `import weft`; their
+# function tables live here, above core, and are attached when weft.linalg loads
+_attach_tables("linalg", ("lapack", "mkl", "cusolver"), _backends._load)
 
 from ..ops.products import cross, diagonal, matmul  # noqa: E402
 from ..ops.reduction.norms import norm
