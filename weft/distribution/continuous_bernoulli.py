@@ -48,13 +48,12 @@ class ContinuousBernoulli(ExponentialFamily):
     def _log_norm(self):
         """``log C(λ)``; where ``|2λ - 1| < ½`` (``lims`` included) from the series,
         ``log 2 + log D`` with ``D = atanh(t)/t`` (see :meth:`_series`)."""
-        near, t2, e, _ = self._series()
-        p = self._far()
+        near, t, e, _, p = self._series()
         below = ops.where(p <= 0.5, p, 0.0)
         above = ops.where(p >= 0.5, p, 1.0)
         log_norm = (((-p).log1p() - p.log()).abs().log()
                     - ops.where(p <= 0.5, (-2.0 * below).log1p(), (2.0 * above - 1.0).log()))
-        return ops.where(near, math.log(2.0) + (t2 * e).log1p(), log_norm)
+        return ops.where(near, math.log(2.0) + (t * t * e).log1p(), log_norm)
 
     def _series(self):
         """The series in ``t = 2λ - 1`` used where ``|t| < ½``.
@@ -64,7 +63,9 @@ class ContinuousBernoulli(ExponentialFamily):
         ``D = atanh(t)/t = Σ t²ᵏ/(2k+1)`` and ``E = (D - 1)/t² = Σ t²ᵏ/(2k+3)``:
         ``log C = log 2 + log1p(t²E)``, mean = ½ + t·E/(2D), variance =
         ¼ (1 - E(D+1)/D²), none of which cancels; t² < ¼, so 26 terms reach float64
-        rounding. Returns the mask, t² and E and D (at t = 0 off the mask).
+        rounding. Returns the mask, t, E and D (t = 0 off the mask), and ``probs`` with
+        the masked values moved to 0.1, where the closed forms (evaluated there but not
+        used) stay finite.
         """
         near = (self.probs - 0.5).abs() < 0.25
         t = 2.0 * ops.where(near, self.probs, 0.5) - 1.0
@@ -72,25 +73,18 @@ class ContinuousBernoulli(ExponentialFamily):
         e = 1.0 / 53.0
         for k in range(24, -1, -1):
             e = e * t2 + 1.0 / (2 * k + 3)
-        return near, t2, e, 1.0 + t2 * e
-
-    def _far(self):
-        """``probs`` with the values where the series is used moved to 0.1 (so the
-        closed forms, evaluated but not used there, stay finite)."""
-        return ops.where((self.probs - 0.5).abs() < 0.25, 0.1, self.probs)
+        return near, t, e, 1.0 + t2 * e, ops.where(near, 0.1, self.probs)
 
     @property
     def mean(self):
-        near, t2, e, d = self._series()
-        mean = 0.5 + (2.0 * ops.where(near, self.probs, 0.5) - 1.0) * e / (2.0 * d)
-        p = self._far()
+        near, t, e, d, p = self._series()
+        mean = 0.5 + t * e / (2.0 * d)
         return ops.where(near, mean, p / (2.0 * p - 1.0) + 1.0 / ((-p).log1p() - p.log()))
 
     @property
     def variance(self):
-        near, _, e, d = self._series()
+        near, _, e, d, p = self._series()
         var = 0.25 * (1.0 - e * (d + 1.0) / (d * d))
-        p = self._far()
         d = (-p).log1p() - p.log()
         return ops.where(near, var, p * (p - 1.0) / ((1.0 - 2.0 * p) ** 2) + 1.0 / (d * d))
 

@@ -28,7 +28,9 @@ class _Half(Distribution):
         return ops.zeros_like(self.scale)
 
     def _std(self, gen, shape):
-        raise NotImplementedError
+        """A standard draw of ``shape`` (normal, Cauchy ...) that ``rsample`` folds."""
+        raise NotImplementedError(f"{type(self).__name__} must define _std, the standard "
+                                  "draw that rsample folds to the half line")
 
     def rsample(self, shape=()):
         """``scale · |Z|`` for a standard draw ``Z``."""
