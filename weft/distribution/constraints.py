@@ -292,7 +292,20 @@ class _PositiveDefinite(_Symmetric):
         return "PositiveDefinite()" if self.strict else "PositiveSemidefinite()"
 
 
-class _Cat(Constraint):
+class _Pieces(Constraint):
+    """A constraint made of the constraints ``cseq``, each on one piece of the value
+    along ``dim`` (the pieces are cut and joined by the subclass)."""
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+
+class _Cat(_Pieces):
     """Constraints ``cseq`` applied to consecutive pieces (``lengths``) along ``dim``."""
 
     def __init__(self, cseq, dim=0, lengths=None):
@@ -302,33 +315,17 @@ class _Cat(Constraint):
             raise ValueError("cat: lengths must have one entry per constraint")
         self.dim = dim
 
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
-
-    @property
-    def event_dim(self):
-        return max(c.event_dim for c in self.cseq)
-
     def check(self, value):
         parts = ops.split(value, self.lengths, axis=self.dim)
         return ops.concat([c.check(p) for c, p in zip(self.cseq, parts)], axis=self.dim)
 
 
-class _Stack(Constraint):
+class _Stack(_Pieces):
     """Constraints ``cseq`` applied to the slices along ``dim``."""
 
     def __init__(self, cseq, dim=0):
         self.cseq = list(cseq)
         self.dim = dim
-
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
-
-    @property
-    def event_dim(self):
-        return max(c.event_dim for c in self.cseq)
 
     def check(self, value):
         parts = ops.unbind(value, axis=self.dim)
