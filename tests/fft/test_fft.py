@@ -310,6 +310,78 @@ def test_mkl_backend_agrees_with_pocketfft(name):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=rtol, atol=rtol)
 
 
+
+_MKL = pytest.mark.skipif(not reg.is_available("fft", "mkl") or reg.mkl_runtime() is None,
+                          reason="mkl_fft or MKL's runtime library (the mkl package) is "
+                                 "not installed")
+
+
+def _mkl_table():
+    with weft.backend("fft", "mkl"):
+        return reg.resolve("fft", "cpu")
+
+
+@_MKL
+@pytest.mark.parametrize("shape, axes, view", [
+    ((4, 6, 8), (1, 2), None),
+    ((4, 6, 8), (0, 1), None),                  # batch axis last
+    ((4, 6, 8), (0, 2), None),                  # batch axis between
+    ((4, 6, 7), (0, 1, 2), None),               # no batch, odd last length
+    ((5, 7), (1, 0), None),                     # halved axis first in memory
+    ((3, 4, 5, 6), (1, 3), None),               # batch axes do not merge: mkl_fft
+    ((6, 10, 8), (1, 2), np.s_[::2, 1:9, :]),   # strided view, batch merges
+    ((6, 10, 8), (0, 1), np.s_[:, ::-1, :]),    # negative stride: mkl_fft
+])
+def test_mkl_direct_real_transform_matches_scipy(shape, axes, view):
+    be = _mkl_table()
+    rng = _rng(5)
+    for dtype, tol in (("float32", 2e-6), ("float64", 1e-14)):
+        x = rng.standard_normal(shape).astype(dtype)
+        if view is not None:
+            x = x[view]
+        for norm in ("backward", "ortho", "forward"):
+            got = be.r2c(x, list(axes), norm)
+            want = sfft.rfftn(x, axes=axes, norm=norm)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=0, atol=tol * np.abs(want).max())
+
+
+@_MKL
+def test_mkl_direct_plans_are_cached_and_bounded():
+    be = _mkl_table()
+    be.plans.clear()
+    rng = _rng(6)
+    shapes = [(2, 3, n) for n in range(4, 4 + be.plans.size + 3)]
+    for shape in shapes:
+        be.r2c(rng.standard_normal(shape), [1, 2], "backward")
+    keys = be.plans.keys("cpu")
+    assert len(keys) == be.plans.size
+    assert keys[-1][1] == shapes[-1][1:]          # (dtype, lengths, ...)
+    be.r2c(rng.standard_normal(shapes[-1]), [1, 2], "backward")
+    assert be.plans.keys("cpu") == keys           # a hit builds nothing
+
+
+@_MKL
+def test_mkl_without_its_runtime_falls_back_to_mkl_fft(monkeypatch):
+    from weft.fft.backends import MKLFFT
+    monkeypatch.setattr(reg, "mkl_runtime", lambda: None)
+    be = MKLFFT()
+    x = _x((3, 4, 6), "float64", _rng(7))
+    np.testing.assert_allclose(be.r2c(x, [0, 2], "ortho"),
+                               sfft.rfftn(x, axes=(0, 2), norm="ortho"), atol=1e-13)
+    # the layout was looked up, and "no descriptor" is what the cache holds for it
+    (key,) = be.plans.keys("cpu")
+    assert be.plans.get("cpu", key) is None
+
+
+@_MKL
+def test_mkl_rfft2_gradients():
+    x = weft.to_tensor(_x((2, 3, 5), "float64", _rng(8)), stop_gradient=False)
+    with weft.backend("fft", "mkl"):
+        assert weft.autograd.gradcheck(
+            lambda t: weft.fft.rfft2(t, norm="ortho").abs(), (x,))
+
+
 def test_a_plugin_backend_built_on_numpy_fft():
     calls = []
 

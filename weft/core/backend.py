@@ -458,6 +458,20 @@ def _namespace(name, **modules):
     return load
 
 
+def mkl_runtime():
+    """Path of MKL's runtime library (libmkl_rt) from the ``mkl`` package, or None:
+    the library the ``mkl`` backends of linalg (LAPACK) and fft (DFTI) load."""
+    import importlib.metadata as md  # noqa: PLC0415
+    try:
+        files = md.files("mkl") or []
+    except md.PackageNotFoundError:
+        return None
+    for f in files:
+        if f.name.startswith(("libmkl_rt.so", "mkl_rt")) and not f.name.endswith(".lib"):
+            return str(f.locate())
+    return None
+
+
 _BUILTIN = [
     # area, name, module, package, device, default, extra, {attribute: module to import}
     ("linalg", "lapack", "scipy.linalg", "scipy", "cpu", True, None,

@@ -150,14 +150,19 @@ def _compiled_pocketfft(sfft, np):
 
 
 class MKLFFT(FFTBackend):
-    """mkl_fft. It is called unnormalised ('backward') and weft applies the norm:
-    mkl_fft 2.x scales 'ortho' (and 'forward') N-D transforms over some of the axes by
-    the size of the whole array instead of the transformed axes."""
+    """mkl_fft, and MKL's DFTI directly for forward real transforms over several axes
+    (one descriptor instead of mkl_fft's passes: see :mod:`weft.fft._dfti`), with a
+    :class:`PlanCache` of those descriptors. Transforms are computed unnormalised
+    ('backward') and weft applies the norm: mkl_fft 2.x scales 'ortho' (and
+    'forward') N-D transforms over some of the axes by the size of the whole array
+    instead of the transformed axes."""
 
-    def __init__(self):
+    def __init__(self, cache_size=16):
         import mkl_fft
         import numpy
         super().__init__("mkl", mkl_fft, numpy)
+        self.plans = PlanCache(self._plan, cache_size)
+        self._dfti = False   # not loaded yet; None where MKL's runtime is not found
 
     @staticmethod
     def _scaled(y, n, forward, norm):
@@ -171,15 +176,50 @@ class MKLFFT(FFTBackend):
         y *= y.real.dtype.type(f)
         return y
 
+    def _plan(self, layout):
+        from . import _dfti
+        if self._dfti is False:
+            from ..core.backend import mkl_runtime
+            path = mkl_runtime()
+            self._dfti = _dfti.DFTI(path) if path is not None else None
+        if self._dfti is None:
+            return None
+        try:
+            return self._dfti.real_plan(layout)
+        except _dfti.DFTIError:   # a setting this MKL lacks: mkl_fft does the transform
+            return None
+
+    def _direct_r2c(self, real, spec, axes):
+        """``spec`` = the unnormalised r2c of ``real`` by one DFTI descriptor; False
+        where there is none for this layout."""
+        from ._dfti import plan_layout
+        if len(axes) < 2 or not (real.flags.aligned and spec.flags.aligned):
+            return False
+        layout = plan_layout(real, spec, axes)
+        plan = None if layout is None else self.plans.get("cpu", layout)
+        if plan is None:
+            return False
+        plan.forward(real, spec)
+        return True
+
     def c2c(self, a, axes, forward, norm):
         n = math.prod(a.shape[ax] for ax in axes)
         return self._scaled(super().c2c(a, axes, forward, "backward"), n, forward, norm)
 
     def r2c(self, a, axes, norm):
+        axes = [ax % a.ndim for ax in axes]
         n = math.prod(a.shape[ax] for ax in axes)
-        return self._scaled(super().r2c(a, axes, "backward"), n, True, norm)
+        shape = list(a.shape)
+        shape[axes[-1]] = shape[axes[-1]] // 2 + 1
+        y = self.xp.empty(shape, self.xp.result_type(a.dtype, self.xp.complex64))
+        if not self._direct_r2c(a, y, axes):
+            y = super().r2c(a, axes, "backward")
+        return self._scaled(y, n, True, norm)
 
     def c2r(self, a, axes, n, norm):
+        # not by one DFTI descriptor: for a spectrum that is not Hermitian along the
+        # other axes (a cotangent, say) MKL's N-D inverse differs from the transform
+        # weft defines (c2c over the other axes, then c2r along the last, as numpy)
         size = math.prod(a.shape[ax] for ax in axes[:-1]) * n
         return self._scaled(super().c2r(a, axes, n, "backward"), size, False, norm)
 
