@@ -144,6 +144,13 @@ def _log_ndtr_samples(dtype, rng):
     yield SampleInput(make_arg((4,), dtype, rng, -30.0, -20.0), name="lower tail")
 
 
+def _ndtri_exp_samples(dtype, rng):
+    yield from unary_samples(-6.0, -0.05)(dtype, rng)
+    # beyond ndtri(exp(y)): exp underflows (float32's range ends near -87), and y near 0
+    yield SampleInput(make_arg((4,), dtype, rng, -80.0, -60.0), name="lower tail")
+    yield SampleInput(make_arg((4,), dtype, rng, -1e-3, -1e-5), name="near zero")
+
+
 OPS = [
     _unary("erf", sps.erf, -2.0, 2.0),
     _unary("erfc", sps.erfc, -2.0, 2.0, method=False),
@@ -152,6 +159,8 @@ OPS = [
     _unary("ndtri", sps.ndtri, 0.05, 0.95, method=False),
     OpInfo("log_ndtr", weft.log_ndtr, _keep(sps.log_ndtr), _log_ndtr_samples, dtypes=FLOATS,
            error_inputs=_real_errors("log_ndtr")),
+    OpInfo("ndtri_exp", weft.ndtri_exp, _keep(sps.ndtri_exp), _ndtri_exp_samples,
+           dtypes=FLOATS, error_inputs=_real_errors("ndtri_exp")),
     _nary("xlog1py", sps.xlog1py, _tuple_samples((-2.0, 2.0), (-0.5, 2.0))),
     _nary("betaln", sps.betaln, _tuple_samples((0.3, 4.0), (0.3, 4.0))),
     # shape derivatives of the incomplete beta are not implemented: only x is checked

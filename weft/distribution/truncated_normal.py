@@ -120,14 +120,25 @@ class TruncatedNormal(Distribution):
         return ops.where(z > a, f, 0.0)
 
     def _icdf(self, q):
-        """``Φ⁻¹((1-q)Φ(α) + qΦ(β))``, mirrored in the upper tail."""
+        """``Φ⁻¹((1-q)Φ(α) + qΦ(β))`` in log space, mirrored in the upper tail: the
+        mixture of the two log-cdfs by ``logaddexp`` and ``ndtri_exp`` for the inverse,
+        so bounds beyond 38 standard deviations, where ``Φ`` underflows, still give
+        points inside ``[low, high]``. Infinite bounds get finite stand-ins in the
+        branch that does not read them (their weight is ``exp(-inf) = 0``)."""
         a, b = self._alpha, self._beta
         upper = a > 0
-        pa_u, pb_u = ops.ndtr(-ops.where(upper, a, 0.0)), ops.ndtr(-ops.where(upper, b, 1.0))
-        pa_l, pb_l = ops.ndtr(ops.where(upper, -1.0, a)), ops.ndtr(ops.where(upper, 0.0, b))
-        x_u = -ops.ndtri((1 - q) * pa_u + q * pb_u)
-        x_l = ops.ndtri((1 - q) * pa_l + q * pb_l)
-        x = self.loc + self.scale * ops.where(upper, x_u, x_l)
+        lo = ops.where(upper, -b, a)                   # the mirrored bounds, lo < hi <= ...
+        hi = ops.where(upper, -a, b)
+        lo_fin, hi_fin = ops.isfinite(lo), ops.isfinite(hi)
+        log_lo = ops.where(lo_fin, ops.log_ndtr(ops.where(lo_fin, lo, 0.0)), float("-inf"))
+        log_hi = ops.where(hi_fin, ops.log_ndtr(ops.where(hi_fin, hi, 0.0)), 0.0)
+        # mirrored, the weights swap: (1-q) goes with Φ(-β) ... q with Φ(-α)
+        w_lo, w_hi = ops.where(upper, q, 1 - q), ops.where(upper, 1 - q, q)
+        pos_lo, pos_hi = w_lo > 0, w_hi > 0
+        t_lo = ops.where(pos_lo, ops.where(pos_lo, w_lo, 1.0).log() + log_lo, float("-inf"))
+        t_hi = ops.where(pos_hi, ops.where(pos_hi, w_hi, 1.0).log() + log_hi, float("-inf"))
+        z = ops.ndtri_exp(ops.logaddexp(t_lo, t_hi))
+        x = self.loc + self.scale * ops.where(upper, -z, z)
         return ops.minimum(ops.maximum(x, self.low), self.high)
 
     def icdf(self, value):

@@ -135,6 +135,7 @@ _erfcx = Primitive("erfcx", _sf("erfcx"))
 _ndtr = Primitive("ndtr", _sf("ndtr"))
 _ndtri = Primitive("ndtri", _sf("ndtri"))
 _log_ndtr = Primitive("log_ndtr", _sf("log_ndtr"))
+_ndtri_exp = Primitive("ndtri_exp", lambda y: _like(_ndtri_exp_fwd(y), y))
 _xlog1py = Primitive("xlog1py", _xlog1py_fwd)
 _betaln = Primitive("betaln", _sf_n("betaln"))
 _betainc = Primitive("betainc", _sf_n("betainc"))
@@ -191,6 +192,8 @@ defvjp(_ndtr, lambda g, ans, x: g * (_1_SQRT2PI * exp(-0.5 * (x * x))), **_no_ou
 defvjp(_ndtri, lambda g, ans, x: g * (_SQRT2PI * exp(0.5 * (ans * ans))), save=())
 # phi(x) / Phi(x) in log space: finite far into the lower tail, where both underflow
 defvjp(_log_ndtr, lambda g, ans, x: g * exp(-0.5 * (x * x) - ans - _LOG_SQRT2PI))
+# the inverse of log_ndtr: dx/dy = Phi(x) / phi(x) = exp(y - log phi(x))
+defvjp(_ndtri_exp, lambda g, ans, y: g * exp(y + 0.5 * (ans * ans) + _LOG_SQRT2PI))
 defvjp(_xlog1py, lambda g, ans, x, y: g * log1p(y),
        lambda g, ans, x, y: g * _xlog1py_dy(x, y), **_no_out)
 defvjp(_betaln, lambda g, ans, a, b: g * (digamma(a) - digamma(a + b)),
@@ -551,6 +554,48 @@ def log_ndtr(x, name=None):
     return apply(_log_ndtr, _real_arg(x, "log_ndtr"))
 
 
+def _ndtri_exp_fwd(y):
+    sm = special_module(y)
+    if hasattr(sm, "ndtri_exp"):
+        return sm.ndtri_exp(y)
+    return _ndtri_exp_newton(y, sm)
+
+
+def _ndtri_exp_newton(y, sm):
+    """``ndtri_exp`` from ``ndtri`` and ``log_ndtr`` alone (cupyx.scipy.special has no
+    ndtri_exp): ``ndtri(exp(y))`` where ``exp(y)`` is a normal number well below 1,
+    ``-ndtri(-expm1(y))`` above ``log(1/2)`` (so ``y`` near 0 keeps its precision), the
+    asymptotic ``x ~ -sqrt(-2y - log(-4 pi y))`` below the normal range, then Newton
+    steps on ``log_ndtr(x) = y``, whose slope is ``phi(x) / Phi(x)``."""
+    xp = np if type(y) is _ndarray else __import__("cupy")
+    tiny = np.log(np.finfo(y.dtype).tiny) + 10.0
+    with np.errstate(all="ignore"):
+        upper = y > -math.log(2.0)
+        low = y < tiny
+        mid = xp.where(upper | low, -1.0, y)
+        x = xp.where(upper, -sm.ndtri(-xp.expm1(xp.where(upper, y, -1.0))),
+                     sm.ndtri(xp.exp(mid)))
+        yl = xp.where(low, y, -1000.0)
+        x = xp.where(low, -xp.sqrt(-2.0 * yl - xp.log(-4.0 * math.pi * yl)), x)
+        for _ in range(3):
+            lp = sm.log_ndtr(x)
+            step = (lp - y) * xp.exp(lp + 0.5 * x * x + _LOG_SQRT2PI)
+            x = xp.where(xp.isfinite(step), x - step, x)
+    return xp.where(y == -np.inf, -np.inf, x)
+
+
+def ndtri_exp(y, name=None):
+    """Inverse of :func:`log_ndtr`: the ``x`` with ``log(Phi(x)) = y`` for ``y <= 0``,
+    accurate where ``ndtri(exp(y))`` is not (``exp(y)`` underflows, or rounds to 1 for
+    ``y`` near 0); ``-inf`` at ``-inf``, ``inf`` at 0, NaN above 0.
+
+    >>> import weft
+    >>> round(weft.ndtri_exp(weft.to_tensor(-800.0, dtype="float64")).item(), 4)
+    -39.8847
+    """
+    return apply(_ndtri_exp, _real_arg(y, "ndtri_exp", "y"))
+
+
 def xlog1py(x, y, name=None):
     """``x * log1p(y)``, defined as 0 where ``x == 0`` (also when ``y == -1``).
 
@@ -622,6 +667,6 @@ def gammaincinv(a, y, name=None):
 _PADDLE = ["erf", "erfinv", "lgamma", "gammaln", "digamma", "polygamma", "gammainc",
            "gammaincc", "multigammaln", "i0", "i0e", "i1", "i1e", "sinc", "logit"]
 # beyond Paddle (scipy.special names): functions only, no Tensor methods
-__all__ = _PADDLE + ["erfc", "erfcx", "ndtr", "ndtri", "log_ndtr", "xlog1py", "betaln",
-                     "betainc", "betaincinv", "gammaincinv"]
+__all__ = _PADDLE + ["erfc", "erfcx", "ndtr", "ndtri", "log_ndtr", "ndtri_exp", "xlog1py",
+                     "betaln", "betainc", "betaincinv", "gammaincinv"]
 __tensor_methods__ = {n: globals()[n] for n in _PADDLE}
