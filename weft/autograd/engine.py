@@ -109,8 +109,9 @@ def defjvp(prim, *jvps, joint=None):
 
     ``jvps[i](t, ans, *args, **params)`` returns the output tangent caused by the
     tangent ``t`` of input ``i`` (a tuple for a multi-output op, None for zero);
-    the contributions of several inputs are summed. ``None`` in ``jvps``: that input
-    falls back to a double vjp of its reverse rule. Or ``joint(ts, ans, *args,
+    the contributions of several inputs are summed. ``None`` in ``jvps``, or a rule
+    returning ``NotImplemented`` (a case it does not cover): that input falls back to
+    a double vjp of its reverse rule. Or ``joint(ts, ans, *args,
     **params)`` with ``ts`` the tangents of all inputs (None where an input has
     none), when the inputs share work (a solve's ``A⁻¹ (dB − dA X)``).
 
@@ -134,15 +135,21 @@ def _linear_positions(prim, inputs):
     return tuple(i for i, r in enumerate(prim.vjps) if r is not None)
 
 
-def deflinear(prim, *inputs):
+def deflinear(prim, *inputs, zero=()):
     """Declare ``prim`` linear in the inputs ``inputs`` jointly (default: every input
     with a vjp), the other arguments held fixed: its forward rule is ``prim`` itself
     applied to the tangents, zeros standing in for inputs without one (reshape,
-    transpose, concat, sum, take, cast ...). Call after :func:`defvjp`."""
+    transpose, concat, sum, take, cast ...). ``zero`` names parameters that add a
+    constant to the output (a pad or fill value): they are 0 for the tangent. Call
+    after :func:`defvjp`."""
     pos = _linear_positions(prim, inputs)
 
     def rule(ts, ans, *args, **params):
         new = list(args)
+        for i, t in enumerate(ts):
+            if t is not None and i not in pos:
+                raise RuntimeError(f"{prim.name}: declared linear in inputs {list(pos)}, but "
+                                   f"input {i} carries a tangent")
         for i in pos:
             t = ts[i]
             if t is None:
@@ -150,10 +157,8 @@ def deflinear(prim, *inputs):
                 t = Tensor._wrap(xp_of(a).zeros_like(a._data)) if isinstance(a, Tensor) \
                     else a * 0
             new[i] = t
-        for i, t in enumerate(ts):
-            if t is not None and i not in pos:
-                raise RuntimeError(f"{prim.name}: declared linear in inputs {list(pos)}, but "
-                                   f"input {i} carries a tangent")
+        for k in zero:
+            params[k] = 0
         return apply(prim, *new, **params)
 
     prim.jvp = rule

@@ -31,6 +31,7 @@ gives the same result.
 from __future__ import annotations
 
 import threading
+import warnings
 
 from ..core.args import xp_of
 from ..core.tensor import Tensor
@@ -140,28 +141,37 @@ def _out_tangents(prim, args, params, out, ts):
     if rule is None:
         return _double_vjp(prim, args, params, out, ts)
     if type(rule) is not tuple:
-        return _fixed(rule(ts, out, *args, **params), out, prim)
+        r = rule(ts, out, *args, **params)
+        if r is NotImplemented:
+            return _double_vjp(prim, args, params, out, ts)
+        return _fixed(r, out, prim)
     acc = None
     rest = None
     for i, t in enumerate(ts):
         if t is None:
             continue
-        r = rule[i] if i < len(rule) else None
-        if r is None:
+        f = rule[i] if i < len(rule) else None
+        r = NotImplemented if f is None else f(t, out, *args, **params)
+        if r is NotImplemented:
             if rest is None:
                 rest = [None] * len(ts)
             rest[i] = t
             continue
-        acc = _sum(acc, _fixed(r(t, out, *args, **params), out, prim))
+        acc = _sum(acc, _fixed(r, out, prim))
     if rest is not None:
         acc = _sum(acc, _double_vjp(prim, args, params, out, rest))
     return acc
 
 
 def _double_vjp(prim, args, params, out, ts):
-    """``J t`` of one primitive from its vjps: ``vjp_i(u)`` for a zero cotangent ``u``
-    that requires grad, then the vjp of ``u ↦ Σ_i <vjp_i(u), t_i>``. The second pass
-    stops at the primitive's own inputs and outputs, so it never walks their history."""
+    """``J t`` of one primitive from its vjps: ``vjp_i(u)`` for a cotangent ``u`` that
+    requires grad, then the vjp of ``u ↦ Σ_i <vjp_i(u), t_i>``. The second pass stops
+    at the primitive's own inputs and outputs, so it never walks their history.
+
+    ``u`` is ones, not zeros: the result does not depend on it (a vjp is linear in its
+    cotangent), but a rule may skip a term whose value is zero (svd's parts outside
+    the span of U), which would drop that term's derivative too. A gauge warning
+    raised on this artificial ``u`` says nothing about the user's function."""
     from .api import grad  # noqa: PLC0415 (api sits beside this module; imported late)
 
     multi = prim.n_out != 1
@@ -169,7 +179,7 @@ def _double_vjp(prim, args, params, out, ts):
     us = []
     for o in outs:
         if o._data.dtype.kind in "fc" and not o.stop_gradient:
-            u = Tensor._wrap(xp_of(o).zeros_like(o._data))
+            u = Tensor._wrap(xp_of(o).ones_like(o._data))
             u.stop_gradient = False
             us.append(u)
         else:
@@ -184,7 +194,9 @@ def _double_vjp(prim, args, params, out, ts):
         for i, t in enumerate(ts):
             if t is None:
                 continue
-            gi = prim.vjps[i](g, out, *args, **params)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", engine.GaugeWarning)
+                gi = prim.vjps[i](g, out, *args, **params)
             if gi is None:
                 continue
             gi = engine._fix_grad(gi, args[i])

@@ -21,13 +21,15 @@ second derivative).
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ...core.args import xp_of
 from ...core.tensor import Tensor
 from ..api import _as_list
 from ..api import grad as _grad
-from ..engine import support
+from ..engine import GaugeWarning, support
 from ..forward import Pass
 from .rows import expand_index, row_ids, Rows, zeros_of
 
@@ -118,11 +120,16 @@ def _tangents(ys, xs, vs):
         return res
     us = []
     for k in fl:
-        u = zeros_of(ys[k])
+        # ones, not zeros: J^T u is linear in u, but a rule may skip a term whose value
+        # is zero (svd's parts outside the span of U) and with it the term's derivative;
+        # a gauge warning about this artificial u says nothing about func
+        u = _ones(ys[k])
         u.stop_gradient = False
         us.append(u)
-    gx = _grad([ys[k] for k in fl], xs, us, retain_graph=True, create_graph=True,
-               allow_unused=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GaugeWarning)
+        gx = _grad([ys[k] for k in fl], xs, us, retain_graph=True, create_graph=True,
+                   allow_unused=True)
     pairs = [(g, v) for g, v in zip(gx, vs) if g is not None and not g.stop_gradient]
     if not pairs:
         return res
