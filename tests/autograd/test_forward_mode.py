@@ -34,6 +34,8 @@ _FD = dict(atol=1e-5, rtol=1e-3)
 _UNREACHED = {
     # a move between devices: CPU -> CPU records nothing (as in tests/test_ops.py)
     "to_place": "needs a GPU",
+    # the node saved_tensors_hooks inserts: test_saved_tensors_hooks_forward_over_reverse
+    "unpacked_saved_tensor": "autograd machinery, not an op",
 }
 
 
@@ -319,3 +321,21 @@ def test_a_failing_function_closes_its_pass():
     with pytest.raises(KeyError):
         weft.autograd.jvp(bad, weft.ones([2]))
     assert engine._fwd_active == 0
+
+
+def test_saved_tensors_hooks_forward_over_reverse():
+    # the unpacked saved tensors of a create_graph backward carry their tangents
+    # (through the unpacked_saved_tensor node): a Hessian-vector product
+    x = weft.to_tensor([0.4, -0.7, 1.3], dtype="float64")
+    v = weft.to_tensor([1.0, 2.0, -1.0], dtype="float64")
+
+    def grad_f(x):
+        with weft.autograd.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+            y = (weft.sin(x) * x).sum()
+        g = weft.grad(y, x, create_graph=True)[0]
+        assert "unpacked_saved_tensor" in _graph_primitives([g])
+        return g
+
+    _, hv = weft.autograd.jvp(grad_f, x, v)
+    xn, vn = x.numpy(), v.numpy()
+    np.testing.assert_allclose(hv.numpy(), (2 * np.cos(xn) - xn * np.sin(xn)) * vn, rtol=1e-12)

@@ -414,6 +414,7 @@ def _unpack_outs(node, packed):
 _UNPACKED = Primitive("unpacked_saved_tensor", lambda orig, data: data)
 defvjp(_UNPACKED, lambda g, ans, orig, data: g, None, save=(), save_out=False)
 defbatch(_UNPACKED)
+defjvp(_UNPACKED, lambda t, ans, orig, data: t)
 
 
 # ----------------------------------------------------------------------------------

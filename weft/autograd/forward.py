@@ -36,6 +36,7 @@ import warnings
 from ..core.args import xp_of
 from ..core.tensor import Tensor
 from . import engine
+from .api import grad as _grad
 from .grad_mode import mode
 
 
@@ -172,8 +173,6 @@ def _double_vjp(prim, args, params, out, ts):
     cotangent), but a rule may skip a term whose value is zero (svd's parts outside
     the span of U), which would drop that term's derivative too. A gauge warning
     raised on this artificial ``u`` says nothing about the user's function."""
-    from .api import grad  # noqa: PLC0415 (api sits beside this module; imported late)
-
     multi = prim.n_out != 1
     outs = out if multi else (out,)
     us = []
@@ -205,7 +204,7 @@ def _double_vjp(prim, args, params, out, ts):
         live = [u for u in us if u is not None]
         if not pairs or not live:
             return None
-        res = grad([q[0] for q in pairs], live, [q[1] for q in pairs], retain_graph=True,
+        res = _grad([q[0] for q in pairs], live, [q[1] for q in pairs], retain_graph=True,
                    create_graph=True, allow_unused=True, no_grad_vars=blocked)
     finally:
         mode.enabled = prev
