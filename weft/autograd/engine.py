@@ -183,6 +183,24 @@ def defmultilinear(prim, *inputs):
     return prim
 
 
+def defelementwise(prim):
+    """Declare ``prim`` elementwise and real: in each input its Jacobian is diagonal
+    (after broadcasting) and its vjps multiply ``g`` by real derivatives, without
+    summing ``g`` to the input's shape (``g * erf'(x)``). Such a Jacobian is its own
+    transpose, so each vjp, given the tangent for ``g``, is the forward rule; complex
+    arguments (where a vjp conjugates) take the double vjp. Call after :func:`defvjp`."""
+    def one(rule):
+        def jvp(t, ans, *args, **params):
+            if t._data.dtype.kind == "c" or any(
+                    isinstance(a, Tensor) and a._data.dtype.kind == "c" for a in args):
+                return NotImplemented
+            return rule(t, ans, *args, **params)
+        return jvp
+
+    prim.jvp = tuple(None if r is None else one(r) for r in prim.vjps)
+    return prim
+
+
 def defbatch(prim, *rules):
     """Declare how ``prim``'s vjps act on a batch of cotangents (call after defvjp).
 
