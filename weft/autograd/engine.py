@@ -11,8 +11,9 @@ every order of derivative works.
 
 Forward mode (:mod:`weft.autograd.forward`) reads the same primitives: a forward
 rule registered with :func:`defjvp` (or :func:`deflinear` / :func:`defmultilinear`
-for the many linear ops) maps input tangents to output tangents, and a primitive
-without one is differentiated by a local double vjp of its own rules. ``apply``
+for the many linear ops, :func:`defelementwise` for real elementwise ones) maps
+input tangents to output tangents, and a primitive without one is differentiated
+by a local double vjp of its own rules. ``apply``
 hands recorded results to that pass only while one is open (one global check).
 
 The engine fixes up what each vjp returns: a gradient broadcast wider than its
