@@ -250,6 +250,29 @@ def test_jvp_results_are_differentiable_like_the_double_vjp_ones():
     assert weft.autograd.gradcheck(f, leaves[:2], check_forward_ad=True)
 
 
+def test_linalg_chain_tangent_passes_gradcheck():
+    # every linalg forward rule (cholesky, cholesky_solve and lu_solve on the triangular
+    # solve, solve, inv, lu, slogdet, det) differentiated again, against the old path
+    rng = np.random.default_rng(8)
+    leaves = [weft.to_tensor(rng.standard_normal(s)) for s in ((3, 3), (3, 2), (3, 3), (3, 2))]
+    for t in leaves:
+        t.stop_gradient = False
+
+    def tangent(a, b, va, vb):
+        with weft.enable_grad():
+            return weft.autograd.jvp(_linalg_chain, [a, b], [va, vb])[1]
+
+    xl, _ = _inputs(leaves[:2], "jvp")
+    old = _tangents([_linalg_chain(*xl)], xl, leaves[2:])[0]
+    new = tangent(*leaves)
+    np.testing.assert_allclose(new.numpy(), old.numpy(), **_SAME)
+    g_new = weft.grad((new * new).sum(), leaves)
+    g_old = weft.grad((old * old).sum(), leaves)
+    for n, o in zip(g_new, g_old):
+        np.testing.assert_allclose(n.numpy(), o.numpy(), **_SAME)
+    assert weft.autograd.gradcheck(tangent, leaves)
+
+
 def test_forward_over_forward_nests():
     # d²/dx² of sin(x) x along (1, 1): a jvp inside a jvp's function
     x = weft.to_tensor([0.3, -1.2, 2.0], dtype="float64")
@@ -339,3 +362,22 @@ def test_saved_tensors_hooks_forward_over_reverse():
     _, hv = weft.autograd.jvp(grad_f, x, v)
     xn, vn = x.numpy(), v.numpy()
     np.testing.assert_allclose(hv.numpy(), (2 * np.cos(xn) - xn * np.sin(xn)) * vn, rtol=1e-12)
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+def test_cholesky_tangent_takes_the_hermitian_part_of_da(cplx):
+    # the convention of the vjp (api-linalg.md §2): a non-Hermitian dA counts as
+    # (dA + dAᴴ)/2, i.e. the derivative of cholesky((A + Aᴴ)/2) at Hermitian A
+    rng = np.random.default_rng(9)
+    m = rng.standard_normal((3, 3)) + (1j * rng.standard_normal((3, 3)) if cplx else 0)
+    a = weft.to_tensor(m @ m.conj().T + 3 * np.eye(3))
+    da = weft.to_tensor(rng.standard_normal((3, 3)) + (1j * rng.standard_normal((3, 3))
+                                                       if cplx else 0))
+
+    def sym_chol(a):
+        return weft.linalg.cholesky((a + weft.conj(weft.linalg.matrix_transpose(a))) * 0.5)
+
+    _, t = weft.autograd.jvp(weft.linalg.cholesky, a, da)
+    _, want = weft.autograd.jvp(sym_chol, a, da)
+    np.testing.assert_allclose(t.numpy(), want.numpy(), **_SAME)
+    assert _compare(sym_chol, [a], rng, "cholesky of the Hermitian part") == 1
