@@ -13,8 +13,8 @@ Forward mode (:mod:`weft.autograd.forward`) reads the same primitives: a forward
 rule registered with :func:`defjvp` (or :func:`deflinear` / :func:`defmultilinear`
 for the many linear ops, :func:`defelementwise` for real elementwise ones) maps
 input tangents to output tangents, and a primitive without one is differentiated
-by a local double vjp of its own rules. ``apply``
-hands recorded results to that pass only while one is open (one global check).
+by a local double vjp of its own rules. ``apply`` hands recorded results to that
+pass only while one is open (one global check).
 
 The engine fixes up what each vjp returns: a gradient broadcast wider than its
 input is summed back to the input's shape, a complex gradient of a real input
@@ -112,9 +112,9 @@ def defjvp(prim, *jvps, joint=None):
     tangent ``t`` of input ``i`` (a tuple for a multi-output op, None for zero);
     the contributions of several inputs are summed. ``None`` in ``jvps``, or a rule
     returning ``NotImplemented`` (a case it does not cover): that input falls back to
-    a double vjp of its reverse rule. Or ``joint(ts, ans, *args,
-    **params)`` with ``ts`` the tangents of all inputs (None where an input has
-    none), when the inputs share work (a solve's ``A⁻¹ (dB − dA X)``).
+    a double vjp of its reverse rule. Or ``joint(ts, ans, *args, **params)`` with
+    ``ts`` the tangents of all inputs (None where an input has none), when the inputs
+    share work (a solve's ``A⁻¹ (dB − dA X)``); it may return ``NotImplemented`` too.
 
     Rules are written in weft ops, like vjps, and state only the mathematics: the
     pass broadcasts a tangent to its output's shape and casts it to its dtype

@@ -450,4 +450,3 @@ def _poisoned(r, sources, name):
 
 
 __all__ = ["PyLayer", "PyLayerContext", "Function", "once_differentiable"]
-
