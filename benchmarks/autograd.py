@@ -1,7 +1,12 @@
 """Autograd functional benchmarks: full Jacobian and Hessian.
 
 (a) Jacobian of ``x -> tanh(W x)``, R^256 -> R^256 (float64), forward included;
-(b) Hessian of ``x -> sum(tanh(W x))``, R^64 -> R (float64), forward included.
+(b) Hessian of ``x -> sum(tanh(W x))``, R^64 -> R (float64), forward included;
+(c) forward mode, ``weft.autograd.jvp`` of a solve/inverse/determinant chain on a batch
+    [64, 16, 16] and of 200 x ``tanh(1.01 y + 0.1)`` on 16 numbers (float64): weft's
+    forward pass (forward rules, a double vjp per primitive without one) against the
+    double-vjp trick over the whole function (``weft.2vjp``, how jvp worked before
+    forward rules) and ``torch.func.jvp``.
 
 weft (``weft.autograd.jacobian`` / ``hessian``, evaluated with ``[:]``) against
 ``torch.func`` (``jacrev`` / ``hessian``: vmap-batched cotangents), the row-by-row
@@ -20,10 +25,51 @@ import os
 
 import numpy as np
 
-from ._harness import Report, optional_import, timeit
+from ._harness import Report, optional_import, timeit, timeit_round
 
 JAC = "jacobian 256->256 tanh(Wx) f64"
 HESS = "hessian R^64->R sum(tanh(Wx)) f64"
+JVP_LINALG = "jvp solve/inv/det chain [64,16,16] f64"
+JVP_CHAIN = "jvp 200 x tanh(1.01y+0.1) [16] f64"
+
+
+def _linalg_chain(lib, a, b):
+    inv = lib.linalg.inv
+    x = lib.linalg.solve(a, b)
+    return lib.tanh(inv(a) @ x) * lib.linalg.det(a)[..., None, None]
+
+
+def _tanh_chain(lib, y):
+    for _ in range(200):
+        y = lib.tanh(y * 1.01 + 0.1)
+    return y
+
+
+def _jvp_cases(weft, a, b, v, y0):
+    from weft.autograd.functional.transforms import _inputs, _outputs, _tangents
+
+    A, B, V, Y = (weft.to_tensor(t) for t in (a, b, v, y0))
+    ones = weft.ones_like(Y)
+
+    def double_vjp(f, xs, vs):
+        xl, _ = _inputs(xs, "jvp")
+        ys, _ = _outputs(f(*xl), "jvp")
+        return _tangents(ys, xl, vs)[0]
+
+    lin = (lambda: weft.autograd.jvp(lambda a: _linalg_chain(weft, a, B), A, V)[1],
+           lambda: weft.autograd.jvp(lambda y: _tanh_chain(weft, y), Y, ones)[1])
+    old = (lambda: double_vjp(lambda a: _linalg_chain(weft, a, B), [A], [V]),
+           lambda: double_vjp(lambda y: _tanh_chain(weft, y), [Y], [ones]))
+    return lin, old
+
+
+def _torch_jvp_cases(torch, a, b, v, y0):
+    from torch.func import jvp
+
+    A, B, V, Y = (torch.tensor(t) for t in (a, b, v, y0))
+    ones = torch.ones_like(Y)
+    return (lambda: jvp(lambda a: _linalg_chain(torch, a, B), (A,), (V,))[1],
+            lambda: jvp(lambda y: _tanh_chain(torch, y), (Y,), (ones,))[1])
 
 
 def _weft_cases(weft, W, x0, W2, x2):
@@ -126,13 +172,33 @@ def run(report=None, quick=False):
         r = repeat if name in ("weft", "torch.func") else max(3, repeat // 2)
         rep.add(JAC, name, timeit(j, r))
         rep.add(HESS, name, timeit(h, r))
+    _run_jvp(rep, weft, torch, rng, repeat)
     return rep
+
+
+def _run_jvp(rep, weft, torch, rng, repeat):
+    a = rng.standard_normal((64, 16, 16)) + 4 * np.eye(16)
+    b = rng.standard_normal((64, 16, 4))
+    v = rng.standard_normal((64, 16, 16))
+    y0 = rng.standard_normal(16)
+    (lin, chain), (old_lin, old_chain) = _jvp_cases(weft, a, b, v, y0)
+    impls = [("weft", lin, chain), ("weft.2vjp", old_lin, old_chain)]
+    if torch is not None:
+        impls.append(("torch.func", *_torch_jvp_cases(torch, a, b, v, y0)))
+    ref_l, ref_c = lin().numpy(), chain().numpy()
+    for name, fl, fc in impls[1:]:
+        np.testing.assert_allclose(_np(fl()), ref_l, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(_np(fc()), ref_c, rtol=1e-8, atol=1e-10)
+    for case, k in ((JVP_LINALG, 1), (JVP_CHAIN, 2)):
+        times = timeit_round([impl[k] for impl in impls], repeat)
+        for (name, *_), t in zip(impls, times):
+            rep.add(case, name, t)
 
 
 def summary(rep):
     lines = []
-    for case in (JAC, HESS):
-        for peer in ("torch.func", "torch.loop", "paddle"):
+    for case in (JAC, HESS, JVP_LINALG, JVP_CHAIN):
+        for peer in ("torch.func", "torch.loop", "paddle", "weft.2vjp"):
             r = rep.ratio(case, "weft", peer)
             if r is not None:
                 lines.append(f"{case}: weft/{peer} = {r:.2f}")

@@ -9,6 +9,13 @@ order; because vjps are weft ops, running them with grad mode on
 (``create_graph=True``) records a graph of the backward pass itself, which is how
 every order of derivative works.
 
+Forward mode (:mod:`weft.autograd.forward`) reads the same primitives: a forward
+rule registered with :func:`defjvp` (or :func:`deflinear` / :func:`defmultilinear`
+for the many linear ops, :func:`defelementwise` for real elementwise ones) maps
+input tangents to output tangents, and a primitive without one is differentiated
+by a local double vjp of its own rules. ``apply`` hands recorded results to that
+pass only while one is open (one global check).
+
 The engine fixes up what each vjp returns: a gradient broadcast wider than its
 input is summed back to the input's shape, a complex gradient of a real input
 keeps its real part, and the dtype is cast to the input's. Rules therefore only
@@ -20,11 +27,18 @@ import threading
 
 import numpy as np
 
+from ..core.args import xp_of
 from ..core.tensor import Tensor
 from . import registry as _registry
 from .grad_mode import mode
 
 _ndarray = np.ndarray
+
+# forward mode (weft.autograd.forward): the number of passes open in any thread, and
+# the function recorded results are handed to while one is; a plain global, so that
+# apply pays one cheap check when none is open
+_fwd_active = 0
+_fwd_hook = None
 
 
 class GraphFreedError(RuntimeError):
@@ -46,6 +60,9 @@ class Primitive:
     constants that were passed). ``None`` in ``vjps`` marks a non-differentiable
     input. ``save`` lists the indices of inputs whose *values* the vjps read (for
     the in-place check); ``save_out`` says whether they read ``ans``.
+
+    ``jvp`` holds the forward rules (see :func:`defjvp`): a tuple with one rule per
+    input, or one joint rule for all inputs; None: forward mode uses the vjps.
     """
 
     __slots__ = ("name", "fwd", "vjps", "save", "save_out", "n_out", "jvp", "view", "bvjps",
@@ -85,6 +102,103 @@ def defvjp(prim, *vjps, save=None, save_out=None):
         save = tuple(range(len(vjps)))
     prim.save = dict(save) if isinstance(save, dict) else tuple(save)
     prim.save_out = True if save_out is None else bool(save_out)
+    return prim
+
+
+def defjvp(prim, *jvps, joint=None):
+    """Register the forward-mode rules of ``prim`` (one per positional input).
+
+    ``jvps[i](t, ans, *args, **params)`` returns the output tangent caused by the
+    tangent ``t`` of input ``i`` (a tuple for a multi-output op, None for zero);
+    the contributions of several inputs are summed. ``None`` in ``jvps``, or a rule
+    returning ``NotImplemented`` (a case it does not cover): that input falls back to
+    a double vjp of its reverse rule. Or ``joint(ts, ans, *args, **params)`` with
+    ``ts`` the tangents of all inputs (None where an input has none), when the inputs
+    share work (a solve's ``A⁻¹ (dB − dA X)``); it may return ``NotImplemented`` too.
+
+    Rules are written in weft ops, like vjps, and state only the mathematics: the
+    pass broadcasts a tangent to its output's shape and casts it to its dtype
+    (the real part for a real output). For complex inputs a tangent is the
+    real-linear differential: ``f'(z) t`` for a holomorphic ``f``.
+    """
+    if joint is not None:
+        if jvps:
+            raise TypeError(f"defjvp({prim.name}): pass per-input rules or joint=, not both")
+        prim.jvp = joint
+    else:
+        prim.jvp = tuple(jvps)
+    return prim
+
+
+def _linear_positions(prim, inputs):
+    if inputs:
+        return tuple(inputs)
+    return tuple(i for i, r in enumerate(prim.vjps) if r is not None)
+
+
+def deflinear(prim, *inputs, zero=()):
+    """Declare ``prim`` linear in the inputs ``inputs`` jointly (default: every input
+    with a vjp), the other arguments held fixed: its forward rule is ``prim`` itself
+    applied to the tangents, zeros standing in for inputs without one (reshape,
+    transpose, concat, sum, take, cast ...). ``zero`` names parameters that add a
+    constant to the output (a pad or fill value): they are 0 for the tangent. Call
+    after :func:`defvjp`."""
+    pos = _linear_positions(prim, inputs)
+
+    def rule(ts, ans, *args, **params):
+        new = list(args)
+        for i, t in enumerate(ts):
+            if t is not None and i not in pos:
+                raise RuntimeError(f"{prim.name}: declared linear in inputs {list(pos)}, but "
+                                   f"input {i} carries a tangent")
+        for i in pos:
+            t = ts[i]
+            if t is None:
+                a = args[i]
+                t = Tensor._wrap(xp_of(a).zeros_like(a._data)) if isinstance(a, Tensor) \
+                    else a * 0
+            new[i] = t
+        for k in zero:
+            params[k] = 0
+        return apply(prim, *new, **params)
+
+    prim.jvp = rule
+    return prim
+
+
+def defmultilinear(prim, *inputs):
+    """Declare ``prim`` linear in each of ``inputs`` separately (default: every input
+    with a vjp): the tangent from input ``i`` is ``prim`` with ``t`` in place of input
+    ``i`` (multiply, matmul, einsum). Call after :func:`defvjp`."""
+    pos = _linear_positions(prim, inputs)
+
+    def one(i):
+        def rule(t, ans, *args, **params):
+            new = list(args)
+            new[i] = t
+            return apply(prim, *new, **params)
+        return rule
+
+    n = max(pos) + 1 if pos else 0
+    prim.jvp = tuple(one(i) if i in pos else None for i in range(n))
+    return prim
+
+
+def defelementwise(prim):
+    """Declare ``prim`` elementwise and real: in each input its Jacobian is diagonal
+    (after broadcasting) and its vjps multiply ``g`` by real derivatives, without
+    summing ``g`` to the input's shape (``g * erf'(x)``). Such a Jacobian is its own
+    transpose, so each vjp, given the tangent for ``g``, is the forward rule; complex
+    arguments (where a vjp conjugates) take the double vjp. Call after :func:`defvjp`."""
+    def one(rule):
+        def jvp(t, ans, *args, **params):
+            if t._data.dtype.kind == "c" or any(
+                    isinstance(a, Tensor) and a._data.dtype.kind == "c" for a in args):
+                return NotImplemented
+            return rule(t, ans, *args, **params)
+        return jvp
+
+    prim.jvp = tuple(None if r is None else one(r) for r in prim.vjps)
     return prim
 
 
@@ -134,6 +248,7 @@ class _Support:
     reshape_op = None     # (Tensor, shape list) -> Tensor
     concat = None         # (list of Tensors, axis=0) -> Tensor joined on an existing axis
     transpose = None      # (Tensor, perm list) -> Tensor
+    broadcast_to = None   # (Tensor, shape list) -> Tensor (forward mode's tangents)
 
 
 support = _Support()
@@ -168,6 +283,8 @@ def apply(prim, *args, **params):
             if prim.save_out:
                 # the rules read the output: an in-place write to it must be caught too
                 node.out_versions = ((0, t._version, t._version[0]),)
+            if _fwd_active:
+                _fwd_hook(prim, args, params, t)
         return t
     outs = tuple(o if type(o) is _ndarray or hasattr(o, "__cuda_array_interface__")
                  else np.asarray(o) for o in out)
@@ -181,6 +298,8 @@ def apply(prim, *args, **params):
                 t._oidx = i
         if prim.save_out:
             node.out_versions = tuple((i, t._version, t._version[0]) for i, t in enumerate(res))
+        if _fwd_active:
+            _fwd_hook(prim, args, params, res)
     return res
 
 
@@ -314,6 +433,7 @@ def _unpack_outs(node, packed):
 _UNPACKED = Primitive("unpacked_saved_tensor", lambda orig, data: data)
 defvjp(_UNPACKED, lambda g, ans, orig, data: g, None, save=(), save_out=False)
 defbatch(_UNPACKED)
+defjvp(_UNPACKED, lambda t, ans, orig, data: t)
 
 
 # ----------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import engine
 from .api import _xp
+from .forward import opaque as _forward_opaque
 from .grad_mode import mode
 
 
@@ -364,6 +365,10 @@ class PyLayer:
         prim.save = ()
         prim.save_out = False
         node = engine._record(prim, tuple(inputs), {}, tuple(o._data for o in touts))
+        if engine._fwd_active:
+            # a forward-mode pass does not see this node op by op: jvp then takes the
+            # double-vjp trick over the whole function (weft.autograd.forward)
+            _forward_opaque(inputs)
         if len(touts) > 1:
             node.out_meta = tuple((o._data.shape, _NoMaterialise) for o in touts)
         for o in inplace:
@@ -438,6 +443,8 @@ def _poisoned(r, sources, name):
     prim.save_out = False
     t = Tensor._wrap(r._data)
     t._node = engine._record(prim, tuple(sources), {}, (r._data,))
+    if engine._fwd_active:
+        _forward_opaque(sources)
     t.stop_gradient = False
     return t
 

@@ -21,7 +21,8 @@ class PrimitiveRules(NamedTuple):
 
     ``vjp``: every input that can take a gradient has a reverse-mode rule (False for a
     primitive with no rule at all, such as a comparison); ``jvp``: a forward-mode rule
-    is registered (otherwise jvp falls back to the double-vjp trick); ``batched``: its
+    is registered (``engine.defjvp``, ``deflinear``, ``defmultilinear``; otherwise
+    forward mode takes a double vjp of the primitive's own rules); ``batched``: its
     rules take a batch of cotangents at once (Jacobians and Hessians in one pass);
     ``family``: one primitive per number of inputs; ``module``: where it is declared.
     """

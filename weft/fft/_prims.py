@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defbatch, defvjp
+from ..autograd.engine import Primitive, apply, defbatch, deflinear, defvjp
 from ..core.backend import resolve
 
 SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -195,3 +195,7 @@ defbatch(_r2c)
 _c2r = Primitive("fft_c2r", _c2r_fwd)
 defvjp(_c2r, _c2r_vjp, save=(), save_out=False)
 defbatch(_c2r)
+
+# forward mode: every transform (and the pad/crop) is linear, its own jvp
+for _p in (_resize, _c2c, _r2c, _c2r):
+    deflinear(_p)

@@ -49,6 +49,7 @@ from ._lowrank import pca_lowrank, svd_lowrank
 from ._fp8 import fp8_fp8_half_gemm_fused
 from ._spectral import eigh, eigvalsh, svd, svdvals
 from ._stats import corrcoef, cov
+from . import _forward  # noqa: E402,F401 (registers the forward-mode rules)
 
 __all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "cond", "corrcoef", "cov",
            "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",

@@ -1,7 +1,7 @@
 """dtype conversion: ``cast`` / ``Tensor.astype``, differentiable between float and complex."""
 from __future__ import annotations
 
-from ..autograd.engine import Primitive, apply, defbatch, defvjp
+from ..autograd.engine import Primitive, apply, defbatch, deflinear, defvjp
 from ..core.place import (CUDAPlace, Place, cupy_or_raise, move_array, parse_place,
                           place_of_array)
 from ..core.tensor import Tensor
@@ -18,6 +18,7 @@ def _cast_vjp(g, ans, x, dtype):
 
 defvjp(_cast, _cast_vjp, save=(), save_out=False)
 defbatch(_cast)
+deflinear(_cast)   # forward mode: the tangent cast the same way
 
 
 def cast(x, dtype):
@@ -51,6 +52,7 @@ def _move_fwd(x, place):
 _move = Primitive("to_place", _move_fwd)
 defvjp(_move, lambda g, ans, x, place: _to_place(g, place_of_array(x._data)),
        save=(), save_out=False)
+deflinear(_move)
 
 
 def _to_place(x, place):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numbers
 import numpy as np
 
-from ..autograd.engine import apply, defvjp, Primitive
+from ..autograd.engine import apply, deflinear, defvjp, Primitive
 from ..autograd.inplace import inplace
 from ..core import dtype as _dt
 from ..core.args import (check_nonneg_shape, dtype_arg, int_arg, normalize_axis, reject_sparse,
@@ -160,6 +160,7 @@ _tri_prim = Primitive("tril_triu", _tri_fwd)
 # the fill value sits off the diagonal, so it never reaches the gradient of v
 defvjp(_tri_prim, lambda g, ans, x, k, upper: apply(_tri_prim, g, k=k, upper=upper),
        save=(), save_out=False)
+deflinear(_tri_prim)   # forward mode: the triangle of the tangent
 
 
 def _number(v, op, arg):

@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defvjp
+from ..autograd.engine import Primitive, apply, deflinear, defjvp, defvjp
 from ..autograd.grad_mode import mode
 from ..autograd.inplace import inplace
 from ..core.tensor import Tensor
@@ -27,6 +27,8 @@ _snapshot = Primitive("inplace_snapshot", lambda x: x.copy())
 _fill = Primitive("fill_", lambda x, value: np.full_like(x, value))
 defvjp(_snapshot, lambda g, ans, x: g, **_no_save)
 defvjp(_fill, lambda g, ans, x, value: g * 0, **_no_save)
+deflinear(_snapshot)   # forward mode: a copy; a fill has a zero tangent
+defjvp(_fill, lambda t, ans, x, value: None)
 
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defvjp
+from ..autograd.engine import Primitive, apply, deflinear, defvjp
 from .primitives import take
 from ..core.args import tensor_arg, xp_of
 
@@ -21,6 +21,7 @@ _const_pad = Primitive("pad_constant", lambda x, widths, value:
 defvjp(_const_pad, lambda g, ans, x, widths, value:
        g[tuple(slice(b, b + n) for (b, _), n in zip(widths, x.shape))],
        save=(), save_out=False)
+deflinear(_const_pad, zero=("value",))   # forward mode: the pad value is a constant
 
 
 def _index_map(n, before, after, mode):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._native import index_add_ as _native_index_add
-from ..autograd.engine import Primitive, apply, defbatch, defvjp, support
+from ..autograd.engine import Primitive, apply, defbatch, deflinear, defvjp, support
 from ..core.args import xp_of
 from ..core.tensor import Tensor
 
@@ -178,6 +178,11 @@ defvjp(_diag_embed, lambda g, ans, v, offset, axis1, axis2, shape, fill:
        diagonal(g, offset, axis1, axis2), **_LINEAR)
 defvjp(_copy, lambda g, ans, x: g, **_LINEAR)
 defbatch(_copy)
+# forward mode: moving values by index is linear, each op its own jvp (the fill value
+# of diag_embed is a constant: 0 for the tangent)
+for _p in (_take, _index_add, _index_add_zeros, _take_along, _put_along_add, _diagonal, _copy):
+    deflinear(_p)
+deflinear(_diag_embed, zero=("fill",))
 
 
 def take(x, index, axis):

@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 import string
 
-from ..autograd.engine import apply, defbatch, defvjp, Primitive
+from ..autograd.engine import apply, defbatch, defmultilinear, defvjp, Primitive
 from ..core import dtype as _dt
 from ..core.args import check_same_place, diagonal_args, normalize_axis, tensor_arg, xp_of
 from ..core.tensor import Tensor
@@ -67,6 +67,7 @@ def _matmul_vjp_y(g, ans, x, y):
 
 
 defvjp(_matmul, _matmul_vjp_x, _matmul_vjp_y, save={0: (0, 1), 1: (0, 1)}, save_out=False)
+defmultilinear(_matmul)   # forward mode: dx @ y + x @ dy
 
 
 def _matmul_bvjp_x(g, ans, x, y):
@@ -149,6 +150,7 @@ def _einsum_prim(n):
     if p is None:
         p = Primitive("einsum", _einsum_fwd, family=True)
         defvjp(p, *[functools.partial(_einsum_vjp, k) for k in range(n)], save_out=False)
+        defmultilinear(p)   # forward mode: one einsum per operand's tangent
         _EINSUM_PRIMS[n] = p
     return p
 

@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from ..autograd.engine import Primitive, apply, defvjp
+from ..autograd.engine import Primitive, apply, defelementwise, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from ..core.args import check_same_place, tensor_arg
@@ -209,6 +209,12 @@ defvjp(_i1, lambda g, ans, x: g * _i1_deriv(x, ans))
 defvjp(_i1e, lambda g, ans, x: g * _i1e_deriv(x, ans))
 defvjp(_sinc, lambda g, ans, x: g * _sinc_deriv(x, ans))
 defvjp(_logit, lambda g, ans, x, eps: _logit_vjp(g, x, eps), **_no_out)
+# forward mode: each function is real and elementwise, so a rule above with the
+# tangent for g is its forward rule (autograd.engine.defelementwise)
+for _p in (_erf, _erfinv, _lgamma, _digamma, _polygamma, _multigammaln, _gammainc, _gammaincc,
+           _gammainc_da, _gamma_zgrad, _gammaincinv, _erfc, _erfcx, _ndtr, _ndtri, _log_ndtr,
+           _xlog1py, _betaln, _betainc, _betaincinv, _i0, _i0e, _i1, _i1e, _sinc, _logit):
+    defelementwise(_p)
 
 
 def _sum_digamma(x, p):

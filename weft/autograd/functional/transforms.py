@@ -2,10 +2,14 @@
 lazy Jacobian/Hessian of a function over its flattened inputs and outputs (Paddle's
 ``paddle.incubate.autograd``; ``weft.autograd`` exports vjp and jvp too).
 
-Forward mode uses the double-vjp trick: for a dummy cotangent ``u`` that requires
-grad, ``vjp(u) = J^T u`` is linear in ``u``, so the gradient of ``<vjp(u), v>`` with
-respect to ``u`` is ``J v``. Both passes run with ``create_graph=True``, so the
-tangents are differentiable like every other result here.
+``jvp`` runs ``func`` inside a forward-mode pass (:mod:`weft.autograd.forward`):
+each primitive maps its inputs' tangents to its outputs' with its forward rule, or
+with a double vjp of its own rules where it has none. ``forward_grad``, whose outputs
+are already computed, and ``jvp`` where the pass could not follow (a PyLayer, sparse
+inputs or outputs) use the double-vjp trick over the whole function: for a dummy
+cotangent ``u`` that requires grad, ``vjp(u) = J^T u`` is linear in ``u``, so the
+gradient of ``<vjp(u), v>`` with respect to ``u`` is ``J v``. Both passes run with
+``create_graph=True``, so the tangents are differentiable like every other result.
 
 Every input is replaced by a stand-in sharing its storage, so that ``func``'s
 argument is differentiated separately from the same tensor captured in a closure
@@ -17,13 +21,16 @@ second derivative).
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ...core.args import xp_of
 from ...core.tensor import Tensor
 from ..api import _as_list
 from ..api import grad as _grad
-from ..engine import support
+from ..engine import GaugeWarning, support
+from ..forward import Pass
 from .rows import expand_index, row_ids, Rows, zeros_of
 
 
@@ -113,11 +120,16 @@ def _tangents(ys, xs, vs):
         return res
     us = []
     for k in fl:
-        u = zeros_of(ys[k])
+        # ones, not zeros: J^T u is linear in u, but a rule may skip a term whose value
+        # is zero (svd's parts outside the span of U) and with it the term's derivative;
+        # a gauge warning about this artificial u says nothing about func
+        u = _ones(ys[k])
         u.stop_gradient = False
         us.append(u)
-    gx = _grad([ys[k] for k in fl], xs, us, retain_graph=True, create_graph=True,
-               allow_unused=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GaugeWarning)
+        gx = _grad([ys[k] for k in fl], xs, us, retain_graph=True, create_graph=True,
+                   allow_unused=True)
     pairs = [(g, v) for g, v in zip(gx, vs) if g is not None and not g.stop_gradient]
     if not pairs:
         return res
@@ -155,7 +167,8 @@ def jvp(func, xs, v=None):
     """``(func(*xs), jvp)``: the Jacobian-vector product of ``func`` at ``xs`` with ``v``.
 
     ``v``: tangents shaped like ``xs`` (None means ones). ``jvp`` mirrors the outputs
-    of ``func``. Computed by the double-vjp trick; differentiable.
+    of ``func``. Computed in forward mode, alongside ``func`` (forward rules where the
+    primitives have them, else a double vjp per primitive); differentiable.
 
     >>> import weft
     >>> x = weft.ones([2, 2])
@@ -168,9 +181,24 @@ def jvp(func, xs, v=None):
     xl, _ = _inputs(xs, "jvp")
     vl, _ = _as_list(v, "v", "jvp", allow_none=True)
     vl = [_ones(x) for x in xl] if vl is None else _check_v(vl, xl)
-    out = func(*xl)
+    if any(x.is_sparse() for x in xl):
+        # sparse tangents would travel as their values: the whole-function trick instead
+        out = func(*xl)
+        ys, yseq = _outputs(out, "jvp")
+        return out, _structure(_tangents(ys, xl, vl), yseq)
+    with Pass() as p:
+        for x, t in zip(xl, vl):
+            if not x.stop_gradient:
+                p.seed(x, t)
+        out = func(*xl)
     ys, yseq = _outputs(out, "jvp")
-    return out, _structure(_tangents(ys, xl, vl), yseq)
+    if p.opaque or any(y.is_sparse() for y in ys):
+        return out, _structure(_tangents(ys, xl, vl), yseq)
+    ts = []
+    for y in ys:
+        t = p.tangent(y) if _float(y) else None
+        ts.append(zeros_of(y) if t is None else t)
+    return out, _structure(ts, yseq)
 
 
 # ----------------------------------------------------------------------------------

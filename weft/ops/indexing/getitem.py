@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import operator
 
-from ...autograd.engine import apply, defbatch, defvjp, Primitive
+from ...autograd.engine import apply, defbatch, deflinear, defvjp, Primitive
 from ...autograd.grad_mode import mode
 from ...autograd.inplace import inplace
 from ...core.args import check_same_place, reject_sparse, tensor_arg, xp_of
@@ -70,6 +70,9 @@ defvjp(_masked_select, lambda g, ans, x, mask: apply(_masked_expand, g, mask), N
        save=(1,), save_out=False)
 defvjp(_masked_expand, lambda g, ans, gx, mask: apply(_masked_select, g, mask), None,
        save=(1,), save_out=False)
+# forward mode: indexing is linear (setitem in x and the values jointly), its own jvp
+for _p in (_getitem_basic, setitem_p, _setitem_zeros, _masked_select, _masked_expand):
+    deflinear(_p)
 
 
 def _gather_key(g, key, plan):

@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from ...autograd.engine import Primitive, apply, defvjp
+from ...autograd.engine import Primitive, apply, deflinear, defjvp, defvjp
 from ...core import dtype as _dt
 from ...core.place import special_module
 from ...core.tensor import Tensor
@@ -170,6 +170,26 @@ defvjp(_nan_to_num, lambda g, ans, x, nan, posinf, neginf: g * _mask(np.isfinite
        **_no_out)
 defvjp(_complex, lambda g, ans, re, im: g, lambda g, ans, re, im: _m.imag(g), **_no_save)
 defvjp(_scale, lambda g, ans, x, scale, bias, after: g * scale, **_no_save)
+
+# forward rules: jvp(t, ans, *inputs) = f'(x) t (real functions, or holomorphic);
+# xlogy's y falls back to the double vjp of its rule
+defjvp(_atan2, lambda t, ans, x, y: t * y / (x * x + y * y),
+       lambda t, ans, x, y: -t * x / (x * x + y * y))
+defjvp(_fmax, lambda t, ans, x, y: t * _nan_win(x, y, np.greater, t, True),
+       lambda t, ans, x, y: t * _nan_win(y, x, np.greater, t, False))
+defjvp(_fmin, lambda t, ans, x, y: t * _nan_win(x, y, np.less, t, True),
+       lambda t, ans, x, y: t * _nan_win(y, x, np.less, t, False))
+defjvp(_clip, lambda t, ans, x, lo, hi: t * _clip_mask(x, lo, hi, t))
+defjvp(_frac, lambda t, ans, x: t)
+defjvp(_hypot, lambda t, ans, x, y: _m._safe_div(t * x, ans),
+       lambda t, ans, x, y: _m._safe_div(t * y, ans))
+defjvp(_lerp, lambda t, ans, x, y, w: t * (1 - w), lambda t, ans, x, y, w: t * w,
+       lambda t, ans, x, y, w: t * (y - x))
+defjvp(_logaddexp, lambda t, ans, x, y: t * exp(x - ans), lambda t, ans, x, y: t * exp(y - ans))
+defjvp(_xlogy, lambda t, ans, x, y: t * log(where((x == 0) & (y == 0), _const(y, 1), y)), None)
+defjvp(_nan_to_num, lambda t, ans, x, nan, posinf, neginf: t * _mask(np.isfinite(x._data), t))
+deflinear(_complex)
+defjvp(_scale, lambda t, ans, x, scale, bias, after: t * scale)
 
 
 def _nan_win(a, b, beats, g, first):

@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-from ...autograd.engine import Primitive, apply, defbatch, defvjp, support
+from ...autograd.engine import (Primitive, apply, defbatch, deflinear, defjvp, defmultilinear,
+                                defvjp, support)
 from ...core import dtype as _dt
 from ...core.tensor import Tensor
 from ...core.args import check_same_place, tensor_arg, xp_of
@@ -163,6 +164,58 @@ for _p in (_add, _mul, _div, _floordiv, _mod, _maximum, _minimum, _neg, _exp, _e
 # sub's plain y rule sums g to y's shape first, which would take a batch axis with it
 defbatch(_sub, True, lambda g, ans, x, y: -g)
 
+# forward rules: jvp(t, ans, *inputs) is the tangent f'(x) t, no conjugates (for a
+# holomorphic f; |z| and angle take the real-linear differential). A rounding op has
+# none: its tangent is zero (None)
+_zero = lambda t, ans, *args, **params: None  # noqa: E731
+defjvp(_add, lambda t, ans, x, y: t, lambda t, ans, x, y: t)
+defjvp(_sub, lambda t, ans, x, y: t, lambda t, ans, x, y: -t)
+defmultilinear(_mul)
+defjvp(_div, lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y)
+defjvp(_floordiv, _zero, _zero)
+defjvp(_mod, lambda t, ans, x, y: t, lambda t, ans, x, y: -t * floor_divide(x, y))
+defjvp(_maximum, lambda t, ans, x, y: t * _tie_split(x, y),
+       lambda t, ans, x, y: t * _tie_split(y, x))
+defjvp(_minimum, lambda t, ans, x, y: t * _tie_split(y, x),
+       lambda t, ans, x, y: t * _tie_split(x, y))
+deflinear(_neg)
+defjvp(_exp, lambda t, ans, x: t * ans)
+defjvp(_expm1, lambda t, ans, x: t * (ans + 1))
+defjvp(_log, lambda t, ans, x: t / x)
+defjvp(_log1p, lambda t, ans, x: t / (x + 1))
+defjvp(_log2, lambda t, ans, x: t / (x * LN2))
+defjvp(_log10, lambda t, ans, x: t / (x * LN10))
+defjvp(_sqrt, lambda t, ans, x: _safe_div(t, 2 * ans))
+defjvp(_rsqrt, lambda t, ans, x: -0.5 * t * ans ** 3)
+defjvp(_square, lambda t, ans, x: 2 * t * x)
+defjvp(_reciprocal, lambda t, ans, x: -t * (ans * ans))
+defjvp(_abs, lambda t, ans, x: t * sgn(x) if x._data.dtype.kind != "c" else real(cj(sgn(x)) * t))
+defjvp(_sign, _zero)
+defjvp(_sin, lambda t, ans, x: t * cos(x))
+defjvp(_cos, lambda t, ans, x: -t * sin(x))
+defjvp(_tan, lambda t, ans, x: t * (1 + ans * ans))
+defjvp(_asin, lambda t, ans, x: t / sqrt(1 - x * x))
+defjvp(_acos, lambda t, ans, x: -t / sqrt(1 - x * x))
+defjvp(_atan, lambda t, ans, x: t / (1 + x * x))
+defjvp(_sinh, lambda t, ans, x: t * cosh(x))
+defjvp(_cosh, lambda t, ans, x: t * sinh(x))
+defjvp(_tanh, lambda t, ans, x: t * (1 - ans * ans))
+defjvp(_asinh, lambda t, ans, x: t / sqrt(x * x + 1))
+defjvp(_acosh, lambda t, ans, x: t / sqrt(x * x - 1))
+defjvp(_atanh, lambda t, ans, x: t / (1 - x * x))
+defjvp(_sigmoid, lambda t, ans, x: t * (ans * (1 - ans)))
+for _p in (_floor, _ceil, _round, _trunc):
+    defjvp(_p, _zero)
+for _p in (_real, _imag, _conj):
+    deflinear(_p)
+defjvp(_angle, lambda t, ans, x: None if x._data.dtype.kind != "c" else
+       imag(cj(x) * t) / (real(x) ** 2 + imag(x) ** 2))
+# g * conj(h(y)): linear in g; in y the conjugate of h'(y) t
+defjvp(_tanh_backward, lambda t, ans, g, y: t * cj(1 - y * y),
+       lambda t, ans, g, y: -2 * g * cj(y * t))
+defjvp(_sigmoid_backward, lambda t, ans, g, y: t * cj(y * (1 - y)),
+       lambda t, ans, g, y: g * cj(t * (1 - 2 * y)))
+
 
 def _pow_vjp_x(g, ans, x, y):
     if isinstance(y, Tensor):
@@ -181,6 +234,8 @@ def _pow_vjp_y(g, ans, x, y):
 
 defvjp(_pow, _pow_vjp_x, _pow_vjp_y, save={0: (0, 1), 1: (0,)})
 defbatch(_pow)
+defjvp(_pow, lambda t, ans, x, y: cj(_pow_vjp_x(cj(t), ans, x, y)),
+       lambda t, ans, x, y: cj(_pow_vjp_y(cj(t), ans, x, y)))
 
 
 def _tie_split(a, b):
@@ -347,6 +402,7 @@ _where = Primitive("where", np.where)
 defvjp(_where, None, lambda g, ans, c, x, y: where(c, g, g * 0),
        lambda g, ans, c, x, y: where(c, g * 0, g), save=(0,), save_out=False)
 defbatch(_where)   # the condition broadcasts against g's batch axis
+deflinear(_where)  # in x and y jointly, the condition held
 
 
 def where(condition, x=None, y=None, name=None):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.engine import apply, defvjp, Primitive
+from ...autograd.engine import apply, deflinear, defvjp, Primitive
 from ...core import dtype as _dt
 from ...core.args import dtype_arg, xp_of
 from ...core.tensor import Tensor
@@ -159,6 +159,8 @@ defvjp(_slice_p, lambda g, ans, x, start, stop, axis:
 defvjp(_pad_p, lambda g, ans, x, before, after, axis, value:
        slice_axis(g, before, before + x.shape[axis], axis), **_no_save)
 defvjp(revscan_p, _revscan_vjp_g, _revscan_vjp_c, save=(1,))
+deflinear(_slice_p)   # forward mode: linear, their own jvps
+deflinear(_pad_p, zero=("value",))
 
 
 def wrap_const(arr, dtype):
@@ -190,6 +192,7 @@ def _cumprod_vjp(g, ans, x, axis):
 
 
 defvjp(cumsum_p, lambda g, ans, x, axis: rev_cumsum(g, axis), **_no_save)
+deflinear(cumsum_p)
 defvjp(cumprod_p, _cumprod_vjp)
 
 
@@ -212,4 +215,5 @@ bincount_p = Primitive("bincount", lambda w, idx, minlength:
                         xp_of(w).bincount(idx, weights=w, minlength=minlength).astype(w.dtype))
 defvjp(bincount_p, lambda g, ans, w, idx, minlength: take(g, idx, 0), save=(),
        save_out=False)
+deflinear(bincount_p)   # in the weights
 __all__ = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins as _builtins
 import numpy as np
 
-from ...autograd.engine import apply, defbatch, defvjp, Primitive
+from ...autograd.engine import apply, defbatch, deflinear, defjvp, defvjp, Primitive
 from ...core import dtype as _dt
 from ...core.args import (accept_aliases, dtype_arg, normalize_axes, normalize_axis, tensor_arg,
                           xp_of)
@@ -71,6 +71,8 @@ def _batched_expand(g, x, axis, keepdim):
 defbatch(_sum_p, lambda g, ans, x, axis, keepdim, dtype: _batched_expand(g, x, axis, keepdim))
 defbatch(_mean_p, lambda g, ans, x, axis, keepdim:
          _batched_expand(g, x, axis, keepdim) / _builtins.max(_n_reduced(x.shape, axis), 1))
+deflinear(_sum_p)   # forward mode: the reduction of the tangent
+deflinear(_mean_p)
 
 
 def _axes(axis, ndim, keepdim, op):
@@ -344,6 +346,9 @@ def _lse_fwd(x, axis, keepdim):
 _lse_p = Primitive("logsumexp", _lse_fwd)
 defvjp(_lse_p, lambda g, ans, x, axis, keepdim: expand_reduced(g, x.shape, axis, keepdim)
        * exp(x - expand_reduced(ans, x.shape, axis, keepdim)))
+defjvp(_lse_p, lambda t, ans, x, axis, keepdim: apply(
+    _sum_p, t * exp(x - expand_reduced(ans, x.shape, axis, keepdim)), axis=axis,
+    keepdim=keepdim, dtype=None))
 
 
 def logsumexp(x, axis=None, keepdim=False, name=None):

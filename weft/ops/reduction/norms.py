@@ -5,7 +5,7 @@ import math as _pymath
 import numbers
 import numpy as np
 
-from ...autograd.engine import apply, defvjp, Primitive
+from ...autograd.engine import apply, deflinear, defvjp, Primitive
 from ...core import dtype as _dt
 from ...core.backend import resolve
 from ...core.args import (accept_aliases, diagonal_args, normalize_axes, normalize_axis,
@@ -240,6 +240,7 @@ def _trace_vjp(g, ans, x, offset, axis1, axis2):
 _trace_p = Primitive("trace", lambda x, offset, axis1, axis2:
                      np.trace(x, offset=offset, axis1=axis1, axis2=axis2, dtype=x.dtype))
 defvjp(_trace_p, _trace_vjp, save=(), save_out=False)
+deflinear(_trace_p)   # forward mode: the trace of the tangent
 
 
 def trace(x, offset=0, axis1=0, axis2=1, name=None):

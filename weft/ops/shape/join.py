@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import numpy as np
 
-from ...autograd.engine import apply, defbatch, defvjp, Primitive
+from ...autograd.engine import apply, defbatch, deflinear, defvjp, Primitive
 from ...core.args import normalize_axis, slice_bounds, tensor_arg, xp_of
 from ...core.tensor import Tensor
 from ._helpers import aliases, int_list, pyslice, tensor_list
@@ -38,6 +38,9 @@ defvjp(_embed, lambda g, ans, gx, shape, idx: apply(_take, g, idx=idx), save=(),
 defbatch(_take, lambda g, ans, x, idx: apply(_embed, g, shape=tuple(g.shape[:1] + x.shape),
                                              idx=(_ALL,) + idx))
 defbatch(_embed, lambda g, ans, gx, shape, idx: apply(_take, g, idx=(_ALL,) + idx))
+# forward mode: slicing, joining and splitting are linear, their own jvps
+deflinear(_take)
+deflinear(_embed)
 
 
 def take(x, idx):
@@ -63,6 +66,7 @@ def _concat_prim(n):
         return lambda g, ans, *xs, axis, offsets: take(
             g, _axis_index(axis + 1, pyslice(offsets[i], offsets[i + 1])))
     defvjp(p, *[rule(i) for i in range(n)], save=(), save_out=False)
+    deflinear(p)
     return defbatch(p, *[brule(i) for i in range(n)])
 
 
@@ -83,6 +87,7 @@ def _stack_prim(n):
     def brule(i):
         return lambda g, ans, *xs, axis: take(g, _axis_index(axis + 1, i))
     defvjp(p, *[rule(i) for i in range(n)], save=(), save_out=False)
+    deflinear(p)
     return defbatch(p, *[brule(i) for i in range(n)])
 
 
@@ -115,6 +120,7 @@ def _split_prim(k):
     p = Primitive("split", lambda x, axis, bounds: tuple(
         x[_axis_index(axis, pyslice(a, b))].copy() for a, b in bounds), n_out=k, family=True)
     defvjp(p, _split_vjp, save=(), save_out=False)
+    deflinear(p)
     return defbatch(p, lambda g, ans, x, axis, bounds:
                     _split_vjp(g, ans, x, axis, bounds, batch=g[0].shape[:1]))
 
@@ -125,6 +131,7 @@ def _unbind_prim(k):
         x[_axis_index(axis, j) + (Ellipsis,)].copy() for j in range(k)), n_out=k, family=True)
     defvjp(p, lambda g, ans, x, axis: apply(_stack_prim(len(g)), *g, axis=axis),
            save=(), save_out=False)
+    deflinear(p)
     return defbatch(p, lambda g, ans, x, axis: apply(_stack_prim(len(g)), *g, axis=axis + 1))
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.engine import apply, defvjp, Primitive
+from ...autograd.engine import apply, deflinear, defvjp, Primitive
 from ...core.args import normalize_axes, normalize_axis, tensor_arg, xp_of
 from ...core.tensor import Tensor
 from ..reduction.aggregate import sum as _sum
@@ -56,6 +56,9 @@ defvjp(_segment_sum, lambda g, ans, x, reps, axis: apply(_repeat_arr, g, reps=re
 defvjp(_roll, lambda g, ans, x, shifts, axis:
        apply(_roll, g, shifts=tuple(-s for s in shifts), axis=axis), **_no_save)
 defvjp(_rot90, lambda g, ans, x, k, axes: apply(_rot90, g, k=(-k) % 4, axes=axes), **_no_save)
+# forward mode: all linear, each its own jvp
+for _p in (_tile, _repeat_arr, _segment_sum, _roll, _rot90):
+    deflinear(_p)
 
 
 def _tile_vjp(g, shape, reps):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.engine import apply, defbatch, defvjp, Primitive
+from ...autograd.engine import apply, defbatch, deflinear, defvjp, Primitive
 from ...autograd.inplace import check_inplace_leaf
 from ...core.args import dtype_arg, normalize_axes, normalize_axis, shape_arg, tensor_arg, xp_of
 from ...core.tensor import Tensor
@@ -143,6 +143,9 @@ _no_save = dict(save=(), save_out=False)
 # cotangent of the [..., 2] real view, and back
 defvjp(_as_complex, lambda g, ans, x: apply(_as_real, g), **_no_save)
 defvjp(_as_real, lambda g, ans, x: apply(_as_complex, g), **_no_save)
+# forward mode: every op of this module is linear, its own jvp (autograd.engine.deflinear)
+for _p in (_reshape, _broadcast_to, _transpose, _as_complex, _as_real):
+    deflinear(_p)
 
 
 def _inplace_reshape(x, compute, op):
@@ -427,6 +430,7 @@ def as_real(x, name=None):
 # flip lives with the views (numpy's flip is one); the reductions' reverse scans use it
 _flip = Primitive("flip", lambda x, axis: xp_of(x).flip(x, axis).copy())
 defvjp(_flip, lambda g, ans, x, axis: apply(_flip, g, axis=axis), **_no_save)
+deflinear(_flip)
 
 
 def flip_axes(x, axes):
