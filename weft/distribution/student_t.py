@@ -21,8 +21,8 @@ class StudentT(Distribution):
     ``df <= 1`` (Paddle's convention). ``rsample`` (**weft+**) is ``loc + scale Z
     sqrt(df/V)`` with ``V ~ χ²(df)`` drawn with implicit-reparameterisation gradients,
     so every parameter gets a gradient. ``cdf``/``icdf`` use the regularized
-    incomplete beta; they are differentiable in the value, ``loc`` and ``scale`` (the
-    derivative in ``df`` raises ``NotImplementedError``).
+    incomplete beta and its inverse; they are differentiable in the value and every
+    parameter (in ``df`` through the shape derivatives of ``weft.betainc``).
 
     >>> import weft
     >>> from weft.distribution import StudentT
