@@ -31,6 +31,7 @@ using special::trigamma;
 constexpr int kMaxSeries = 4000;     // x <= 0.9: terms fall like 0.9^n n^-b
 constexpr int kMaxCf = 500000;       // about 1.6 sqrt(max(a, b)) steps near the switch point
 constexpr double kSeriesX = 0.9;
+constexpr double kTinyProduct = 1e-300;  // shapes whose product is below: NaN
 constexpr double kHalfLog2Pi = 0.91893853320467274178;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -141,24 +142,26 @@ double log_scale(double a, double b, double x, double log_x, double log_y) {
   return a * log_x + b * log_y - log_beta;
 }
 
-// psi(p+q) - psi(p) and psi'(p+q) - psi'(p) without the cancellation of two values of
-// size log p when q << p: for p >= 10 the gap is log((p+q)/p) + gap_rest(p, s), and the
-// log is left to the caller, who folds it into log x (log_ratio); below 10, directly.
+// psi(p+q) - psi(p+1) and psi'(p+q) - psi'(p+1) without the cancellation of two values
+// of size log p when q << p: for p >= 10 the first is log((p+q)/p) + Gap::psi, the log
+// left to the caller, who folds it into log x (log_ratio); below 10, directly. (p + 1,
+// not p: the prefix is written with p B(p, q) = Gamma(p+1) Gamma(q) / Gamma(p+q), which
+// has no pole at p = 0, so no terms of size 1/p^2 cancel for tiny shapes.)
 struct Gap {
-  double psi, tri;  // psi: the rest after log(s/p) when p >= 10, else the whole difference
+  double psi, tri;
 };
 
 Gap gap(double p, double s, int order) {
   Gap g{0.0, 0.0};
   if (p >= 10.0) {
     const double q = s - p;
-    g.psi = q / (2.0 * p * s) - special::digamma_tail(s) + special::digamma_tail(p);
+    g.psi = q / (2.0 * p * s) - special::digamma_tail(s) + special::digamma_tail(p) - 1.0 / p;
     if (order == 2)
       g.tri = -q / (p * s) - q * (s + p) / (2.0 * p * p * s * s) + special::trigamma_tail(s) -
-              special::trigamma_tail(p);
+              special::trigamma_tail(p) + 1.0 / (p * p);
   } else {
-    g.psi = digamma(s) - digamma(p);
-    if (order == 2) g.tri = trigamma(s) - trigamma(p);
+    g.psi = digamma(s) - digamma(p + 1.0);
+    if (order == 2) g.tri = trigamma(s) - trigamma(p + 1.0);
   }
   return g;
 }
@@ -180,15 +183,15 @@ struct Shapes {
   }
 };
 
-// exp of the jet of p log x [+ q log(1-x)] - log B(p, q) less its value, in the frame
-// (p, q) = (a, b) or, swapped, (b, a); d = x (p+q) - p
+// exp of the jet of p log x [+ q log(1-x)] - log(p q B(p, q)) less its value, in the
+// frame (p, q) = (a, b) or, swapped, (b, a); d = x (p+q) - p
 template <int O>
 Jet<O> prefix(const Shapes& sh, bool swap, double p, double q, double d, double log_x, double log_y,
               bool with_y) {
   const Gap& gp = swap ? sh.gb : sh.ga;
   const Gap& gq = swap ? sh.ga : sh.gb;
   Jet<O> j;
-  // d/dp: log x + psi(s) - psi(p); d/dq: [log y] + psi(s) - psi(q)
+  // d/dp: log x + psi(s) - psi(p+1); d/dq: [log y] + psi(s) - psi(q+1)
   j.c[1] = (p >= 10.0 ? log_ratio(d, p, log_x, sh.log_s) : log_x) + gp.psi;
   if (with_y)
     j.c[2] = (q >= 10.0 ? log_ratio(-d, q, log_y, sh.log_s) : log_y) + gq.psi;
@@ -202,11 +205,11 @@ Jet<O> prefix(const Shapes& sh, bool swap, double p, double q, double d, double 
   return compose(j, 1.0, 1.0, 1.0);
 }
 
-// sum_n (1-q)_n x^n / (n! (p+n)), differentiated term by term
+// 1 + p sum_{n>=1} (1-q)_n x^n / (n! (p+n)), differentiated term by term
 template <int O>
 Jet<O> series(double p, double q, double x, double eps) {
   const Jet<O> pj = variable<O>(p, 1), qj = variable<O>(q, 2);
-  Jet<O> t = constant<O>(1.0), s = recip(pj);
+  Jet<O> t = constant<O>(1.0), s = constant<O>(0.0);
   for (int k = 1; k <= kMaxSeries; ++k) {
     t = (t * plus(qj * -1.0, double(k))) * (x / k);
     const Jet<O> term = t * recip(plus(pj, double(k)));
@@ -215,7 +218,7 @@ Jet<O> series(double p, double q, double x, double eps) {
     for (int i = 0; i < Jet<O>::N; ++i) done = done && std::fabs(term.c[i]) <= eps * std::fabs(s.c[i]);
     if (done) break;
   }
-  return s;
+  return plus(pj * s, 1.0);
 }
 
 // 1/(1 + d1/(1 + d2/(1 + ...))), d_{2m+1} = -(p+m)(p+q+m) x / ((p+2m)(p+2m+1)),
@@ -227,7 +230,9 @@ Jet<O> cfrac(double p, double q, double x, double eps) {
   for (int k = 1; k <= kMaxCf; ++k) {
     const double m = k / 2;
     Jet<O> d;
-    if (k % 2)
+    if (k == 1)  // p cancels: -(p+q) x / (p+1), finite as p -> 0
+      d = sj * recip(plus(pj, 1.0)) * -x;
+    else if (k % 2)
       d = (plus(pj, m) * plus(sj, m)) * recip(plus(pj, 2.0 * m) * plus(pj, 2.0 * m + 1.0)) * -x;
     else
       d = plus(qj, -m) * recip(plus(pj, 2.0 * m - 1.0) * plus(pj, 2.0 * m)) * (m * x);
@@ -267,6 +272,11 @@ void one(Shapes& sh, double a, double b, double x, int da, int db, double eps, d
     r = 0.0;
     return;
   }
+  if (!(a * b >= kTinyProduct)) {  // R carries 1/(a b): it would overflow
+    lp = kNaN;
+    r = kNaN;
+    return;
+  }
   sh.set(a, b, O);
   const double log_x = std::log(x), log_y = std::log1p(-x);
   lp = log_scale(a, b, x, log_x, log_y);
@@ -275,13 +285,15 @@ void one(Shapes& sh, double a, double b, double x, int da, int db, double eps, d
   const double p = swap ? b : a, q = swap ? a : b, xs = swap ? 1.0 - x : x;
   const double lxs = swap ? log_y : log_x, lys = swap ? log_x : log_y;
   const double d = std::fma(x, a + b, -a), ds = swap ? -d : d;
+  // I = x^p [(1-x)^q] / (p q B) * q * G: the prefix is smooth as p or q -> 0, and so are
+  // q and G (the series, or (1-x)^q times the fraction); exp(lp) / (p q) is left out
   Jet<O> rj;
-  if (q * xs <= 1.0 && xs <= kSeriesX)  // I = x^p / B * sum: R = (1-x)^-q * prefix * sum
+  if (q * xs <= 1.0 && xs <= kSeriesX)
     rj = prefix<O>(sh, swap, p, q, ds, lxs, lys, false) * series<O>(p, q, xs, eps) *
-         std::exp(-q * lys);
-  else  // I = x^p (1-x)^q / (p B) * fraction
-    rj = prefix<O>(sh, swap, p, q, ds, lxs, lys, true) * cfrac<O>(p, q, xs, eps) *
-         recip(variable<O>(p, 1));
+         (std::exp(-q * lys) / (p * q));
+  else
+    rj = prefix<O>(sh, swap, p, q, ds, lxs, lys, true) * cfrac<O>(p, q, xs, eps) * (1.0 / (p * q));
+  rj = rj * variable<O>(q, 2);
   r = swap ? -rj.c[component(db, da)] : rj.c[component(da, db)];
 }
 

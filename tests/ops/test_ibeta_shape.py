@@ -52,7 +52,9 @@ def _mp_by_quadrature(a, b, x, da, db):
 MODERATE = [(2.0, 3.0, 0.4), (0.5, 0.5, 0.1), (0.5, 0.5, 0.9), (1e-3, 1e-3, 0.5),
             (1e-3, 2.0, 0.3), (5.0, 1e-3, 0.999), (30.0, 40.0, 0.45), (200.0, 300.0, 0.41),
             (0.1, 50.0, 1e-3), (50.0, 0.1, 0.99), (3.0, 4.0, 1e-8), (3.0, 4.0, 1.0 - 1e-9),
-            (9.99, 10.01, 0.52), (12.0, 0.7, 0.97)]
+            (9.99, 10.01, 0.52), (12.0, 0.7, 0.97),
+            # tiny shapes: the prefix's 1/a^2 terms must not cancel in second derivatives
+            (1e-8, 2.0, 0.3), (2.0, 1e-8, 0.3), (1e-20, 3.0, 0.5), (1e-300, 1.0, 0.5)]
 LARGE = [(1e3, 1e3, 0.49), (1e4, 2e4, 0.336), (1e5, 1e5, 0.4995), (1e5, 3.0, 0.99997),
          (2.5, 1e5, 2e-5), (1e5, 50.0, 0.9995)]
 
@@ -114,17 +116,18 @@ def test_native_and_array_code_agree(la, lb, u, order):
 
 @pytest.mark.parametrize("native", [True, False], ids=["native", "array"])
 def test_edges(native):
-    a = np.array([2.0, 2.0, 0.0, -1.0, np.inf, np.nan, 2.0, 2.0, 1e14])
-    b = np.array([3.0, 3.0, 1.0, 1.0, 1.0, 1.0, 3.0, 3.0, 1e14])
-    x = np.array([0.0, 1.0, 0.5, 0.5, 0.5, 0.5, -0.1, 1.1, 0.5])
+    a = np.array([2.0, 2.0, 0.0, -1.0, np.inf, np.nan, 2.0, 2.0, 1e-200, 1e14])
+    b = np.array([3.0, 3.0, 1.0, 1.0, 1.0, 1.0, 3.0, 3.0, 1e-200, 1e14])
+    x = np.array([0.0, 1.0, 0.5, 0.5, 0.5, 0.5, -0.1, 1.1, 0.5, 0.5])
     if not native:  # the array code would take its 50000 steps in Python first
         a, b, x = a[:-1], b[:-1], x[:-1]
     for order in ORDERS:
         out = _ibeta_shape.shape_derivative(a, b, x, *order, native=native)
         assert out[0] == 0 and out[1] == 0           # I is constant 0 / 1 there
-        assert np.isnan(out[2:8]).all()              # outside the domain
+        # outside the domain, and a b < 1e-300 (the scaled result would overflow)
+        assert np.isnan(out[2:9]).all()
         # shapes of 1e14 need ~2e7 steps of the fraction: NaN, not a silent guess
-        assert out.size == 8 or np.isnan(out[8])
+        assert out.size == 9 or np.isnan(out[9])
     # the quantile ratio is 0 at the ends and -dz/da inside
     z = np.array([0.0, 1.0, 0.3])
     r = _ibeta_shape.quantile_ratio(np.full(3, 2.0), np.full(3, 3.0), z, 1, 0, native=native)
@@ -166,3 +169,20 @@ def test_third_order_in_the_shapes_raises():
         # the last argument is not limited: d3 / da db dx
         (hx,) = weft.grad(h, x)
         assert np.isfinite(hx.item())
+
+
+def test_native_result_does_not_depend_on_the_thread_count():
+    rng = np.random.default_rng(3)
+    n = 3000
+    a, b = np.exp(rng.uniform(-3, 6, n)), np.exp(rng.uniform(-3, 6, n))
+    x = rng.uniform(0, 1, n)
+    before = weft.get_num_threads()
+    try:
+        weft.set_num_threads(1)
+        one = _ibeta_shape.scaled_shape_derivs(a, b, x, 1, 1)
+        weft.set_num_threads(2)
+        two = _ibeta_shape.scaled_shape_derivs(a, b, x, 1, 1)
+    finally:
+        weft.set_num_threads(before)
+    np.testing.assert_array_equal(one[0], two[0])
+    np.testing.assert_array_equal(one[1], two[1])

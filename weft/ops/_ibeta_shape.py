@@ -25,8 +25,11 @@ the sign); there
   d2/(1 + ...)))`` with ``d_{2m+1} = -(a+m)(a+b+m) x / ((a+2m)(a+2m+1))`` and ``d_{2m} =
   m(b-m) x / ((a+2m-1)(a+2m))``, through its Wallis recurrences rescaled at every step.
 
-The prefix's derivatives use digamma and trigamma (``d log B(a, b)/da = psi(a) -
-psi(a+b)``); for shapes from 10 on, the prefix's value and these differences are
+The prefix is written as ``x^a (1-x)^b / (a b B(a, b))`` times ``b``: ``a b B(a, b) =
+Gamma(a+1) Gamma(b+1) / Gamma(a+b)`` has no pole as a shape goes to 0, so for tiny shapes
+no terms of size ``1/a^2`` cancel in the second derivatives (the series' first term and
+the fraction's ``d1`` are divided out alike). Its derivatives use digamma and trigamma
+(``psi(a+b) - psi(a+1)`` ...); for shapes from 10 on, the prefix's value and these differences are
 written with Stirling's series so that no two terms of size ``a`` or ``log a`` cancel
 (first derivatives stay within ~1e-11 relative up to ``a, b ~ 1e6``).
 """
@@ -34,21 +37,12 @@ from __future__ import annotations
 
 import numpy as np
 
+# the device dispatch and the float32 cut-off are those of the incomplete gamma's
+from ._igamma_shape import _eps_for, _sp, _xp
+
 _MAX_SERIES = 4000       # x <= 0.9: terms fall like 0.9^n n^-b, below 1e-17 by ~400
 _MAX_CF = 50000          # about 1.6 sqrt(max(a, b)) steps are needed near the switch point
 _SERIES_X = 0.9
-
-
-def _sp(a):
-    from ..core.place import special_module  # noqa: PLC0415
-
-    return special_module(a)
-
-
-def _xp(a):
-    from ..core.args import xp_of  # noqa: PLC0415
-
-    return xp_of(a)
 
 
 # ---------------------------------------------------------------------------------
@@ -149,24 +143,26 @@ def _log_scale(xp, sp, a, b, x, lx, l1x):
 
 
 def _gap(xp, sp, p, s, order):
-    """``psi(s) - psi(p)`` less ``log(s/p)`` where ``p >= 10`` (the caller folds that log
-    into ``log x``), and ``psi'(s) - psi'(p)``, without cancellation when ``s ~ p``."""
+    """``psi(s) - psi(p+1)`` less ``log(s/p)`` where ``p >= 10`` (the caller folds that log
+    into ``log x``), and ``psi'(s) - psi'(p+1)``, without cancellation when ``s ~ p``.
+    (``p + 1``: the prefix is written with ``p B(p, q) = Gamma(p+1) Gamma(q)/Gamma(s)``,
+    which has no pole at ``p = 0``, so no terms of size ``1/p^2`` cancel.)"""
     big = p >= 10.0
     pb, sb = xp.where(big, p, 10.0), xp.where(big, s, 11.0)
     q = sb - pb
-    g1 = xp.where(big, q / (2.0 * pb * sb) - _digamma_tail(sb) + _digamma_tail(pb),
-                  sp.digamma(s) - sp.digamma(p))
+    g1 = xp.where(big, q / (2.0 * pb * sb) - _digamma_tail(sb) + _digamma_tail(pb) - 1.0 / pb,
+                  sp.digamma(s) - sp.digamma(p + 1.0))
     if order == 1:
         return g1, None
     one = xp.full_like(p, 1.0)
     g2 = xp.where(big, -q / (pb * sb) - q * (sb + pb) / (2.0 * pb * pb * sb * sb)
-                  + _trigamma_tail(sb) - _trigamma_tail(pb),
-                  sp.polygamma(one, s) - sp.polygamma(one, p))
+                  + _trigamma_tail(sb) - _trigamma_tail(pb) + 1.0 / (pb * pb),
+                  sp.polygamma(one, s) - sp.polygamma(one, p + 1.0))
     return g1, g2
 
 
 def _prefix_derivs(xp, sp, p, q, x, lx, l1x, order, with_b_term):
-    """The jet of ``p log x [+ q log(1-x)] - log B(p, q)`` minus its value (only its
+    """The jet of ``p log x [+ q log(1-x)] - log(p q B(p, q))`` minus its value (only its
     derivatives matter: the value goes to ``lp``)."""
     s = p + q
     log_s = xp.log(s)
@@ -196,11 +192,10 @@ def _series(xp, sp, a, b, x, lx, l1x, order, eps):
     n = a.size
     aj, bj = _jvar(a, 1, order), _jvar(b, 2, order)
     t = _jconst(xp.ones(n), order)      # (1-b)_k x^k / k!
-    s = _jmul(t, _jrec(aj))
+    acc = _jconst(xp.zeros(n), order)
     live = xp.arange(n)
     aa, bb, xx, tt = aj, bj, x, t
-    out = [c.copy() for c in s]
-    acc = s
+    out = [c.copy() for c in acc]
     for k in range(1, _MAX_SERIES + 1):
         # t_k = t_{k-1} (k - b) x / k
         kb = tuple(-c for c in bb)
@@ -221,15 +216,19 @@ def _series(xp, sp, a, b, x, lx, l1x, order, eps):
                     break
                 aa, bb, tt, acc = (tuple(c[go] for c in j) for j in (aa, bb, tt, acc))
                 xx = xx[go]
-    # R = exp(a log x - log B - lp) * S = (1-x)^-b * S
+    # I = x^a / (a b B) * b * (1 + a sum): R = (1-x)^-b / (a b) * prefix * b * (...)
+    g = _jmul(aj, tuple(out))
+    g = (g[0] + 1.0,) + g[1:]
     pre = _prefix_derivs(xp, sp, a, b, x, lx, l1x, order, with_b_term=False)
-    e = _jexp0(pre)
-    return _jscale(_jmul(e, tuple(out)), xp.exp(-b * l1x))
+    return _jscale(_jmul(_jmul(_jexp0(pre), g), bj), xp.exp(-b * l1x) / (a * b))
 
 
 def _cf_d(aj, bj, x, k):
     """The jet of the continued fraction's coefficient ``d_k``."""
     m = k // 2
+    if k == 1:
+        # a cancels: -(a+b) x / (a+1), finite as a -> 0
+        return _jscale(_jmul(_jadd(aj, bj), _jrec((aj[0] + 1.0,) + aj[1:])), -x)
     if k % 2:
         # -(a+m)(a+b+m) x / ((a+2m)(a+2m+1))
         am = (aj[0] + m,) + aj[1:]
@@ -288,18 +287,12 @@ def _cfrac(xp, sp, a, b, x, lx, l1x, order, eps):
         # not converged (shapes beyond ~1e9 here, ~1e11 in the kernel): no result
         for c in out:
             c[live] = np.nan
+    # I = x^a (1-x)^b / (a b B) * b * fraction
     pre = _prefix_derivs(xp, sp, a, b, x, lx, l1x, order, with_b_term=True)
-    return _jmul(_jexp0(pre), _jdiv(tuple(out), aj))
+    return _jscale(_jmul(_jmul(_jexp0(pre), tuple(out)), bj), 1.0 / (a * b))
 
 
 _INDEX = {(1, 0): 1, (0, 1): 2, (2, 0): 3, (1, 1): 4, (0, 2): 5}
-
-
-def _eps_for(*arrays):
-    """Series/fraction cut-off: float64 precision unless every input is float32 or
-    narrower (then the result is rounded to float32 and 1e-9 is plenty)."""
-    wide = any(getattr(v, "dtype", np.dtype(np.float64)).itemsize > 4 for v in arrays)
-    return 1e-16 if wide else 1e-9
 
 
 def _check_order(da, db):
@@ -312,8 +305,8 @@ def scaled_shape_derivs(a, b, x, da, db, native=None):
     """``(lp, R)`` with ``d^(da+db) I_x(a, b) / da^da db^db = exp(lp) * R`` (see the
     module docstring); ``da + db`` is 1 or 2. ``a``, ``b``, ``x``: broadcastable float
     arrays; computed in float64. Entries with ``x`` equal to 0 or 1 get ``lp = -inf``
-    (the derivative is 0); shapes that are not finite and positive, or ``x`` outside
-    ``[0, 1]``, give NaN.
+    (the derivative is 0); shapes that are not finite and positive (or whose product is
+    below 1e-300), or ``x`` outside ``[0, 1]``, give NaN.
 
     Host arrays go to the native kernel (``csrc/special/ibeta_shape.cpp``); CuPy arrays,
     or ``native=False``, to the array code above."""
@@ -336,6 +329,8 @@ def scaled_shape_derivs(a, b, x, da, db, native=None):
     r = xp.zeros(a.shape)
     fin = xp.isfinite(a) & xp.isfinite(b)
     bad = ~fin | ~(a > 0) | ~(b > 0) | ~((x >= 0) & (x <= 1))
+    # R carries 1/(a b): shapes whose product is below 1e-300 would overflow it
+    bad |= ~(a * b >= 1e-300) & (x > 0) & (x < 1)
     lp[bad] = np.nan
     r[bad] = np.nan
     ok = ~bad & (x > 0) & (x < 1)
@@ -366,8 +361,9 @@ def shape_derivative(a, b, x, da, db, native=None):
     """``d^(da+db) I_x(a, b) / da^da db^db`` (float64)."""
     xp = _xp(a)
     lp, r = scaled_shape_derivs(a, b, x, da, db, native)
-    with np.errstate(invalid="ignore", over="ignore"):
-        return xp.where(lp == -np.inf, 0.0, xp.exp(lp) * r)
+    # exp(lp + log|R|): for shapes near 0 exp(lp) alone may underflow while R overflows
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        return xp.where(lp == -np.inf, 0.0, xp.sign(r) * xp.exp(lp + xp.log(xp.abs(r))))
 
 
 def quantile_ratio(a, b, z, da, db, native=None):
