@@ -99,6 +99,10 @@ def test_beta_cdf_and_icdf_refuse_parameter_gradients_as_the_spec_says():
                               b.detach().numpy())
         np.testing.assert_allclose(g.numpy(), dens if method == "cdf" else 1.0 / dens,
                                    rtol=1e-10)
+    # under no_grad nothing is recorded, so nothing is refused either
+    with weft.no_grad():
+        np.testing.assert_allclose(D.Beta(a, b).cdf(v).numpy(),
+                                   stats.beta.cdf([0.4, 0.7], [2.0, 0.5], [3.0, 1.5]), rtol=1e-12)
     # constant parameters: no refusal, the same values as scipy
     d = D.Beta(a.detach(), b.detach())
     np.testing.assert_allclose(d.cdf(v.detach()).numpy(),

@@ -86,7 +86,8 @@ class Beta(ExponentialFamily):
         for t in (self.alpha, self.beta):
             if not t.stop_gradient:
                 t = t * 1.0
-                t.register_hook(refuse)
+                if not t.stop_gradient:   # (under no_grad nothing is recorded)
+                    t.register_hook(refuse)
             out.append(t)
         return out
 
