@@ -19,4 +19,5 @@ void bind_lapack(pybind11::module_& m);
 void bind_sparse_conv_rulebook(pybind11::module_& m);
 void bind_sparse_conv(pybind11::module_& m);
 void bind_special(pybind11::module_& m);
+void bind_ibeta_shape(pybind11::module_& m);
 }  // namespace weft

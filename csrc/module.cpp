@@ -18,4 +18,5 @@ PYBIND11_MODULE(_C, m) {
   weft::bind_sparse_conv_rulebook(m);
   weft::bind_sparse_conv(m);
   weft::bind_special(m);
+  weft::bind_ibeta_shape(m);
 }

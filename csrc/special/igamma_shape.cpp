@@ -18,6 +18,7 @@
 
 #include "common/checks.h"
 #include "common/parallel.h"
+#include "special/psi.h"
 
 namespace py = pybind11;
 
@@ -62,33 +63,9 @@ const Legendre& legendre() {
   return table;
 }
 
-double log_gamma(double a) {
-  int sign = 1;
-  return lgamma_r(a, &sign);  // lgamma_r: no write to the global signgam
-}
-
-// psi and psi' by recurrence up to 10, then their asymptotic series
-double digamma(double x) {
-  double acc = 0.0;
-  while (x < 10.0) {
-    acc -= 1.0 / x;
-    x += 1.0;
-  }
-  const double i2 = 1.0 / (x * x);
-  return acc + std::log(x) - 0.5 / x -
-         i2 * (1.0 / 12 - i2 * (1.0 / 120 - i2 * (1.0 / 252 - i2 * (1.0 / 240 - i2 * (1.0 / 132)))));
-}
-
-double trigamma(double x) {
-  double acc = 0.0;
-  while (x < 10.0) {
-    acc += 1.0 / (x * x);
-    x += 1.0;
-  }
-  const double i1 = 1.0 / x, i2 = i1 * i1;
-  return acc + i1 + 0.5 * i2 +
-         i1 * i2 * (1.0 / 6 - i2 * (1.0 / 30 - i2 * (1.0 / 42 - i2 * (1.0 / 30 - i2 * (5.0 / 66)))));
-}
+using special::digamma;
+using special::log_gamma;
+using special::trigamma;
 
 // What depends on the shape alone: computed once per run of equal shapes (a sample of
 // one Gamma law broadcasts one shape over all its draws).

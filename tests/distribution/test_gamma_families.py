@@ -167,8 +167,9 @@ def test_student_t_moments_follow_paddle():
 def test_cdf_shape_gradients_are_refused_clearly():
     a = _leaf(2.0)
     c = D.Beta(a, 3.0).cdf(weft.to_tensor(0.4, dtype="float64"))
-    with pytest.raises(NotImplementedError, match="betainc: the derivative with respect "
-                                                  "to the shape parameter a"):
+    # api-distribution.md §2: Beta's F/Q are differentiable in the value only
+    with pytest.raises(NotImplementedError, match="Beta.cdf: the gradient with respect to "
+                                                  "alpha and beta is not implemented"):
         weft.grad(c, a)
     # the incomplete gamma has its shape derivative: Gamma.cdf is differentiable in it
     a = _leaf(2.0)

@@ -520,6 +520,20 @@ def b_gamma_grad(d):
     return (a[:1] if d(st.booleans()) else a, z, out, eps)
 
 
+def b_beta_shape(d):
+    # shapes and points from tiny to huge, with the edges (0, 1, inf, NaN, negatives)
+    n = d(st.integers(0, 4))
+    shapes = st.one_of(st.floats(1e-6, 1e4), st.sampled_from([0.0, -1.0, np.inf, np.nan, 1e-300,
+                                                              9.999, 10.0, 1e7, 1e300]))
+    pts = st.one_of(st.floats(0.0, 1.0), st.sampled_from([0.0, 1.0, -0.5, 1.5, np.nan, 1e-300,
+                                                          1.0 - 2.0 ** -53]))
+    a, b, x = (np.array(d(st.lists(s, min_size=n, max_size=n)), dtype=np.float64)
+               for s in (shapes, shapes, pts))
+    da, db = d(st.sampled_from([(1, 0), (0, 1), (2, 0), (1, 1), (0, 2), (0, 0), (3, 0), (-1, 2)]))
+    return (a, b, x, da, db, np.empty(n), np.empty(n),
+            d(st.sampled_from([1e-16, 1e-9, 0.0, 1.0, np.nan])))
+
+
 BUILDERS = {
     "index_add_": b_index_add,
     "reindex_graph": b_reindex,
@@ -551,6 +565,7 @@ BUILDERS = {
     "sparse_conv_wgrad": b_conv_wgrad,
     "gamma_shape_derivs": b_gamma_shape,
     "gamma_sample_grad": b_gamma_grad,
+    "beta_shape_derivs": b_beta_shape,
     "get_num_threads": lambda d: (),
     "has_openmp": lambda d: (),
     "build_info": lambda d: (),
@@ -618,6 +633,8 @@ RANDOM_ARGS = {
     "gamma_shape_derivs": lambda d: ((values(d), values(d), size(d), values(d), values(d),
                                       d(st.floats(allow_nan=True))), {}),
     "gamma_sample_grad": lambda d: ((values(d), values(d), values(d), d(st.floats(allow_nan=True))), {}),
+    "beta_shape_derivs": lambda d: ((values(d), values(d), values(d), size(d), size(d), values(d), values(d),
+                                     d(st.floats(allow_nan=True))), {}),
     "get_num_threads": lambda d: ((), {}),
     "has_openmp": lambda d: ((), {}),
     "build_info": lambda d: ((), {}),

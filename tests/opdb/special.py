@@ -138,6 +138,26 @@ def _nary(name, ref, samples, **kw):
                   error_inputs=_nary_errors(name, kw.pop("nargs", 2)), **kw)
 
 
+def _betainc_samples(about_mean):
+    """Shapes and a last argument (x for betainc, the probability for betaincinv): the
+    generic n-ary cases, then the branches of the shape derivatives: small shapes (power
+    series), large shapes (continued fraction, both sides of the symmetry) and unequal
+    ones; for betainc x lies about the mean a/(a+b), where I is neither 0 nor 1."""
+    plain = _tuple_samples((0.5, 3.0), (0.5, 3.0), (0.1, 0.9))
+
+    def gen(dtype, rng):
+        yield from plain(dtype, rng)
+        for name, (alo, ahi), (blo, bhi) in (("small shapes", (0.05, 0.4), (0.05, 0.4)),
+                                             ("large shapes", (20.0, 60.0), (20.0, 60.0)),
+                                             ("unequal shapes", (0.3, 1.0), (15.0, 40.0))):
+            a, b = make_arg((4,), dtype, rng, alo, ahi), make_arg((4,), dtype, rng, blo, bhi)
+            last = make_arg((4,), dtype, rng, 0.3, 0.7)
+            if about_mean:
+                last = (a / (a + b) * (0.7 + last)).astype(dtype)
+            yield SampleInput(a, b, last, name=name)
+    return gen
+
+
 def _log_ndtr_samples(dtype, rng):
     yield from unary_samples(-5.0, 5.0)(dtype, rng)
     # the far lower tail, where ndtr underflows and the log-space derivative matters
@@ -163,11 +183,9 @@ OPS = [
            dtypes=FLOATS, error_inputs=_real_errors("ndtri_exp")),
     _nary("xlog1py", sps.xlog1py, _tuple_samples((-2.0, 2.0), (-0.5, 2.0))),
     _nary("betaln", sps.betaln, _tuple_samples((0.3, 4.0), (0.3, 4.0))),
-    # shape derivatives of the incomplete beta are not implemented: only x is checked
-    _nary("betainc", sps.betainc, _tuple_samples((0.5, 3.0), (0.5, 3.0), (0.1, 0.9),
-                                                 grad_args=(2,)), nargs=3),
-    _nary("betaincinv", sps.betaincinv, _tuple_samples((0.5, 3.0), (0.5, 3.0), (0.1, 0.9),
-                                                       grad_args=(2,)), nargs=3),
+    # every argument is differentiable (the shapes by the jets of weft/ops/_ibeta_shape.py)
+    _nary("betainc", sps.betainc, _betainc_samples(True), nargs=3),
+    _nary("betaincinv", sps.betaincinv, _betainc_samples(False), nargs=3),
     _nary("gammaincinv", sps.gammaincinv, _tuple_samples((0.5, 3.0), (0.1, 0.9))),
     _unary("erfinv", sps.erfinv, -0.9, 0.9),
     _unary("lgamma", sps.gammaln, 0.2, 4.0),

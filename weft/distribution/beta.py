@@ -15,8 +15,10 @@ class Beta(ExponentialFamily):
 
     ``rsample`` (**weft+**) draws ``Gα / (Gα + Gβ)`` from two Gamma draws with
     implicit-reparameterisation gradients. ``cdf`` is the regularized incomplete beta
-    ``I_x(α, β)`` and ``icdf`` its inverse; both are differentiable in the value, and
-    their derivatives in ``α``, ``β`` raise ``NotImplementedError``.
+    ``I_x(α, β)`` and ``icdf`` its inverse; both are differentiable in the value, and,
+    as the spec defines them, their derivatives in ``α``, ``β`` raise
+    ``NotImplementedError`` (``weft.betainc``/``weft.betaincinv`` of the parameters are
+    differentiable in them).
 
     >>> import weft
     >>> from weft.distribution import Beta
@@ -64,11 +66,30 @@ class Beta(ExponentialFamily):
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)
-        return ops.betainc(self.alpha, self.beta, ops.clip(value, 0.0, 1.0))
+        a, b = self._shapes_without_grad("cdf")
+        return ops.betainc(a, b, ops.clip(value, 0.0, 1.0))
 
     def icdf(self, value):
         q = self._validate_prob(self._value(value, "icdf", check=False))
-        return ops.betaincinv(self.alpha, self.beta, q)
+        a, b = self._shapes_without_grad("icdf")
+        return ops.betaincinv(a, b, q)
+
+    def _shapes_without_grad(self, method):
+        # api-distribution.md §2 defines Beta's F/Q as differentiable in the value only,
+        # the parameter gradients raising: a hook on a copy refuses any that arrives
+        def refuse(g):
+            raise NotImplementedError(
+                f"Beta.{method}: the gradient with respect to alpha and beta is not "
+                f"implemented (weft.betainc / weft.betaincinv of the parameters are "
+                f"differentiable in them)")
+        out = []
+        for t in (self.alpha, self.beta):
+            if not t.stop_gradient:
+                t = t * 1.0
+                if not t.stop_gradient:   # (under no_grad nothing is recorded)
+                    t.register_hook(refuse)
+            out.append(t)
+        return out
 
     def entropy(self):
         a, b = self.alpha, self.beta

@@ -36,7 +36,9 @@ class Binomial(Distribution):
     integral float is accepted, **weft+**; anything else raises ``ValueError``); it
     takes the dtype of ``probs``. Samples are float counts.
 
-    ``cdf(k) = I_{1-p}(n - k, k + 1)``; ``icdf(q)`` is the smallest ``k`` with
+    ``cdf(k) = I_{1-p}(n - k, k + 1)``, differentiable in ``probs`` and, through the
+    incomplete beta's shape derivatives, in ``total_count`` (the derivative of its
+    continuous extension, as for ``log_prob``); ``icdf(q)`` is the smallest ``k`` with
     ``cdf(k) >= q``; the entropy is the exact sum over the support. ``rsample`` raises
     ``NotImplementedError`` (discrete).
 

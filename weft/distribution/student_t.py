@@ -21,8 +21,8 @@ class StudentT(Distribution):
     ``df <= 1`` (Paddle's convention). ``rsample`` (**weft+**) is ``loc + scale Z
     sqrt(df/V)`` with ``V ~ χ²(df)`` drawn with implicit-reparameterisation gradients,
     so every parameter gets a gradient. ``cdf``/``icdf`` use the regularized
-    incomplete beta; they are differentiable in the value, ``loc`` and ``scale`` (the
-    derivative in ``df`` raises ``NotImplementedError``).
+    incomplete beta and its inverse; they are differentiable in the value and every
+    parameter (in ``df`` through the shape derivatives of ``weft.betainc``).
 
     >>> import weft
     >>> from weft.distribution import StudentT
@@ -78,21 +78,50 @@ class StudentT(Distribution):
                 - _HALF_LOG_PI - self.scale.log() - 0.5 * (df + 1.0) * (y * y / df).log1p())
 
     def cdf(self, value):
-        """``1 - I_x(df/2, 1/2)/2`` for ``t > 0`` (``I_x/2`` for ``t < 0``), ``x =
-        df/(df + t²)``: the tail probability comes straight from the incomplete beta."""
+        """``1/2 ± I_y(1/2, df/2)/2`` with ``y = t²/(df + t²)`` where ``t² < df``, and
+        ``1 - I_x(df/2, 1/2)/2`` for ``t > 0`` (``I_x/2`` for ``t < 0``) with ``x =
+        df/(df + t²)`` beyond: each form where its argument is computed without the
+        cancellation of ``1 - x`` (which would cost the small-``t`` gradients digits)."""
         value = self._value(value, "cdf", check=False)
+        df = self.df
         t = (value - self.loc) / self.scale
-        tail = 0.5 * ops.betainc(0.5 * self.df, ops.full_like(t, 0.5),
-                                 self.df / (self.df + t * t))
-        return ops.where(t > 0, 1.0 - tail, tail)
+        at0 = t == 0
+        ts = ops.where(at0, ops.ones_like(t), t)
+        t2 = ts * ts
+        near = t2 < df
+        half = ops.full_like(t2, 0.5)
+        i = ops.betainc(ops.where(near, half, 0.5 * df), ops.where(near, 0.5 * df, half),
+                        ops.where(near, t2, df) / (df + t2))
+        far = ops.where(ts > 0, 1.0 - 0.5 * i, 0.5 * i)
+        # at t = 0 the chain rule through I would be inf * 0 (I_y(1/2, df/2) is infinitely
+        # steep at y = 0, where y(t) is flat); 1/2 + t f(0) is exact there in value, first
+        # and second derivatives (f the standard t density, even)
+        centre = 0.5 + t * self._log_density_at_0().exp()
+        return ops.where(at0, centre, ops.where(near, 0.5 + 0.5 * ts.sign() * i, far))
 
     def icdf(self, value):
+        """The inverse of :meth:`cdf`, by the same two forms: ``t² = df y/(1 - y)`` with
+        ``y = I^-1(1/2, df/2; |2q - 1|)`` for ``q`` in ``(1/4, 3/4)``, ``t² = df (1 - x)/x``
+        with ``x = I^-1(df/2, 1/2; 2 min(q, 1 - q))`` outside."""
         q = self._validate_prob(self._value(value, "icdf", check=False))
-        lower = q < 0.5
-        tail = ops.where(lower, q, 1.0 - q)
-        x = ops.betaincinv(0.5 * self.df, ops.full_like(tail, 0.5), 2.0 * tail)
-        t = (self.df * (1.0 - x) / x).sqrt()
-        return self.loc + self.scale * ops.where(lower, -t, t)
+        df = self.df
+        mid = q == 0.5
+        qs = ops.where(mid, ops.full_like(q, 0.25), q)
+        r = (2.0 * qs - 1.0).abs()
+        near = r < 0.5
+        half = ops.full_like(r, 0.5)
+        u = ops.betaincinv(ops.where(near, half, 0.5 * df), ops.where(near, 0.5 * df, half),
+                           ops.where(near, r, 1.0 - r))
+        t = (df * ops.where(near, u / (1.0 - u), (1.0 - u) / u)).sqrt()
+        # the median, where sqrt meets 0 (as in cdf): (q - 1/2) / f(0) there
+        t = ops.where(mid, (q - 0.5) * (-self._log_density_at_0()).exp(),
+                      ops.where(qs < 0.5, -t, t))
+        return self.loc + self.scale * t
+
+    def _log_density_at_0(self):
+        df = self.df
+        return (ops.lgamma(0.5 * (df + 1.0)) - ops.lgamma(0.5 * df) - 0.5 * df.log()
+                - _HALF_LOG_PI)
 
     def entropy(self):
         df = self.df

@@ -19,7 +19,7 @@ from ..autograd.engine import Primitive, apply, defelementwise, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
 from ..core.args import check_same_place, tensor_arg
-from . import _igamma_shape
+from . import _ibeta_shape, _igamma_shape
 from ._support import binary_operands, require_float
 from .cast import cast
 from ..core.place import special_module
@@ -147,6 +147,13 @@ _gammainc_da = Primitive("gammainc_shape_derivative", lambda a, x, order:
 # dz/da = -(dP/da)(z) / p(z): how a Gamma(a, 1) quantile z moves with a at fixed P
 _gamma_zgrad = Primitive("gamma_quantile_shape_grad", lambda a, z:
                          _like(_igamma_shape.gamma_sample_grad(a, z), a))
+# d^(da+db) I_x(a, b) / da^da db^db, da + db = 1 or 2 (see weft/ops/_ibeta_shape.py)
+_betainc_d = Primitive("betainc_shape_derivative", lambda a, b, x, da, db:
+                       _like(_ibeta_shape.shape_derivative(a, b, x, da, db), a))
+# the same derivative at a Beta(a, b) quantile z over the density p(z): at order 1 minus
+# dz/da (dz/db) at fixed I, scaled so that neither factor under- or overflows in the tails
+_beta_qratio = Primitive("beta_quantile_shape_ratio", lambda a, b, z, da, db:
+                         _like(_ibeta_shape.quantile_ratio(a, b, z, da, db), a))
 
 
 # ---------------------------------------------------------------------------------
@@ -159,13 +166,6 @@ _1_SQRT2PI = 1.0 / _SQRT2PI
 _LOG_SQRT2PI = 0.5 * math.log(2.0 * math.pi)
 _no_out = dict(save_out=False)
 
-
-def _no_beta_shape_grad(op, arg):
-    def rule(g, ans, *args):
-        raise NotImplementedError(
-            f"{op}: the derivative with respect to the shape parameter {arg} is not "
-            f"implemented (only the derivative in the last argument is)")
-    return rule
 
 defvjp(_erf, lambda g, ans, x: g * (_2_SQRTPI * exp(-(x * x))), **_no_out)
 defvjp(_erfinv, lambda g, ans, x: g * (_SQRTPI_2 * exp(ans * ans)), save=())
@@ -198,10 +198,22 @@ defvjp(_xlog1py, lambda g, ans, x, y: g * log1p(y),
        lambda g, ans, x, y: g * _xlog1py_dy(x, y), **_no_out)
 defvjp(_betaln, lambda g, ans, a, b: g * (digamma(a) - digamma(a + b)),
        lambda g, ans, a, b: g * (digamma(b) - digamma(a + b)), **_no_out)
-defvjp(_betainc, _no_beta_shape_grad("betainc", "a"), _no_beta_shape_grad("betainc", "b"),
+# the shape derivatives of I_x(a, b): jets through its series and continued fraction
+# (weft/ops/_ibeta_shape.py); the inverse's by the implicit function,
+# dz/da = -(dI/da)(z) / p(z), differentiable again through z = ans
+defvjp(_betainc, lambda g, ans, a, b, x: g * apply(_betainc_d, a, b, x, da=1, db=0),
+       lambda g, ans, a, b, x: g * apply(_betainc_d, a, b, x, da=0, db=1),
        lambda g, ans, a, b, x: g * _beta_density(a, b, x), **_no_out)
-defvjp(_betaincinv, _no_beta_shape_grad("betaincinv", "a"),
-       _no_beta_shape_grad("betaincinv", "b"),
+defvjp(_betainc_d,
+       lambda g, ans, a, b, x, da, db: g * _beta_next(_betainc_d, a, b, x, da + 1, db),
+       lambda g, ans, a, b, x, da, db: g * _beta_next(_betainc_d, a, b, x, da, db + 1),
+       lambda g, ans, a, b, x, da, db: g * _beta_density_da(a, b, x, da, db), **_no_out)
+defvjp(_beta_qratio,
+       lambda g, ans, a, b, z, da, db: g * _qratio_dshape(a, b, z, ans, da, db, 1, 0),
+       lambda g, ans, a, b, z, da, db: g * _qratio_dshape(a, b, z, ans, da, db, 0, 1),
+       lambda g, ans, a, b, z, da, db: g * _qratio_dz(a, b, z, ans, da, db))
+defvjp(_betaincinv, lambda g, ans, a, b, y: -g * apply(_beta_qratio, a, b, ans, da=1, db=0),
+       lambda g, ans, a, b, y: -g * apply(_beta_qratio, a, b, ans, da=0, db=1),
        lambda g, ans, a, b, y: g / _beta_density(a, b, ans), save=(0, 1))
 defvjp(_i0, lambda g, ans, x: g * i1(x), **_no_out)
 defvjp(_i0e, lambda g, ans, x: g * (i1e(x) - sign(x) * ans))
@@ -259,6 +271,56 @@ def _zgrad_da(a, z, dzda):
 def _beta_density(a, b, x):
     """``x^(a-1) (1-x)^(b-1) / B(a, b)``: d/dx of the regularized incomplete beta."""
     return exp(xlogy(a - 1, x) + apply(_xlog1py, b - 1, -x) - apply(_betaln, a, b))
+
+
+def _beta_next(prim, a, b, x, da, db):
+    if da + db <= 2:
+        return apply(prim, a, b, x, da=da, db=db)
+    op = "betainc" if prim is _betainc_d else "betaincinv"
+    raise NotImplementedError(f"{op}: derivatives of order 3 and more with respect to the "
+                              f"shape parameters a, b are not implemented")
+
+
+def _beta_scores(a, b, x, da, db):
+    """``(d^(da+db) p / da^da db^db) / p`` for the Beta(a, b) density ``p`` at ``x``:
+    with ``m_a = log x - psi(a) + psi(a+b)``, ``m_b = log(1-x) - psi(b) + psi(a+b)``,
+    ``m_a``, ``m_b``, ``m_a^2 - psi'(a) + psi'(a+b)``, ``m_a m_b + psi'(a+b)``, ..."""
+    s = a + b
+    ps = digamma(s)
+    ma = log(x) - digamma(a) + ps
+    mb = log1p(-x) - digamma(b) + ps
+    if da + db == 1:
+        return ma if da else mb
+    ts = apply(_polygamma, s, n=1)
+    if da == 2:
+        return ma * ma - apply(_polygamma, a, n=1) + ts
+    if db == 2:
+        return mb * mb - apply(_polygamma, b, n=1) + ts
+    return ma * mb + ts
+
+
+def _beta_density_da(a, b, x, da, db):
+    # d/dx of d^k I / da^i db^j is d^k p / da^i db^j = p * score; where p is 0 (x at an
+    # end with the exponent above 1, or underflow) so is the product, whose score
+    # (log 0) is kept out of the value and its derivatives by a stand-in x
+    p = _beta_density(a, b, x)
+    return p * _beta_scores(a, b, _safe(x, p == 0, 0.5), da, db)
+
+
+def _qratio_dshape(a, b, z, ans, da, db, ea, eb):
+    # d/da [I_ij(z) / p(z)] at fixed z = I_(i+1)j(z) / p(z) - ans * m_a(z); at z = 0 or 1
+    # the ratio is the constant 0
+    zs = _safe(z, (z == 0) | (z == 1), 0.5)
+    nxt = _beta_next(_beta_qratio, a, b, z, da + ea, db + eb)
+    return nxt - ans * _beta_scores(a, b, zs, ea, eb)
+
+
+def _qratio_dz(a, b, z, ans, da, db):
+    # d/dz [I_ij(z) / p(z)] = score_ij(z) - ans * p'(z)/p(z), p'/p = (a-1)/z - (b-1)/(1-z)
+    edge = (z == 0) | (z == 1)
+    zs = _safe(z, edge, 0.5)
+    d = _beta_scores(a, b, zs, da, db) - ans * ((a - 1) / zs - (b - 1) / (1 - zs))
+    return where(edge, _const(d, 0.0), d)
 
 
 def _xlog1py_dy(x, y):
@@ -629,9 +691,16 @@ def betainc(a, b, x, name=None):
     """Regularized incomplete beta ``I_x(a, b)`` (scipy's argument order), the CDF of
     Beta(a, b) at ``x`` in ``[0, 1]``; NaN outside the domain (``a, b > 0``).
 
-    Differentiable in ``x`` (the derivative is the Beta density); the derivatives in
-    the shape parameters ``a`` and ``b`` are not implemented and raise
-    ``NotImplementedError`` when a gradient reaches them.
+    Differentiable in all three arguments. In ``x`` the derivative is the Beta
+    density; in the shapes ``a``, ``b``, which have no closed form, it is computed in
+    float64 by the power series or the continued fraction of ``I`` differentiated term
+    by term, on the side of ``I_x(a, b) = 1 - I_{1-x}(b, a)`` where they converge
+    (``weft/ops/_ibeta_shape.py``; a native kernel on the CPU; worst relative error of
+    the first derivatives 3e-11 against mpmath over 4500 random points with shapes
+    1e-4 .. 3e3 and x from 1e-308 to 1 - 1e-12, 7e-12 on a grid of shapes up to 1e6).
+    Second derivatives in the shapes (``a a``, ``a b``, ``b b``; 2e-11 of their size)
+    work as well; third ones raise ``NotImplementedError``. Where ``x`` is 0 or 1 the shape derivatives are 0;
+    where a shape is not positive and finite (or ``a b < 1e-300``) they are NaN.
 
     >>> import weft
     >>> round(weft.betainc(weft.to_tensor(2.0), 3.0, 0.4).item(), 5)
@@ -643,8 +712,13 @@ def betainc(a, b, x, name=None):
 
 def betaincinv(a, b, y, name=None):
     """Inverse of :func:`betainc` in its last argument: the ``x`` with
-    ``I_x(a, b) = y``. Differentiable in ``y`` only (shape derivatives raise
-    ``NotImplementedError``).
+    ``I_x(a, b) = y`` (the Beta(a, b) quantile of ``y``).
+
+    Differentiable in all arguments: ``dx/dy = 1/p(x)`` and, by implicit
+    differentiation, ``dx/da = -(dI/da)(x) / p(x)`` (``b`` alike) with the shape
+    derivatives of :func:`betainc`, formed in scaled form so that they stay finite in
+    the tails; second derivatives work too, third ones in the shapes raise
+    ``NotImplementedError``.
 
     >>> import weft
     >>> round(weft.betaincinv(weft.to_tensor(2.0), 3.0, 0.5248).item(), 4)
