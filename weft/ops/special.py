@@ -225,7 +225,8 @@ defvjp(_logit, lambda g, ans, x, eps: _logit_vjp(g, x, eps), **_no_out)
 # tangent for g is its forward rule (autograd.engine.defelementwise)
 for _p in (_erf, _erfinv, _lgamma, _digamma, _polygamma, _multigammaln, _gammainc, _gammaincc,
            _gammainc_da, _gamma_zgrad, _gammaincinv, _erfc, _erfcx, _ndtr, _ndtri, _log_ndtr,
-           _ndtri_exp, _xlog1py, _betaln, _betainc, _betaincinv, _i0, _i0e, _i1, _i1e, _sinc, _logit):
+           _ndtri_exp, _xlog1py, _betaln, _betainc, _betaincinv, _betainc_d, _beta_qratio, _i0,
+           _i0e, _i1, _i1e, _sinc, _logit):
     defelementwise(_p)
 
 
