@@ -19,8 +19,17 @@ Rows:
 Goals (issue 14): weft at least as fast as torch.distributions, and within 1.3x of
 ``raw``. Peers compute in their own precision (scipy.stats in float64). Paddle is
 imported before weft (its import order matters on some builds).
+
+Threads: importing Paddle sets ``OMP_NUM_THREADS=1`` in the environment, which weft
+(and torch) would then read as their default. weft and torch run on the thread count
+weft has without Paddle (the environment as it was before the import, else the CPU
+count), or on ``WEFT_BENCH_THREADS`` when that is set; the note line says which, and
+the one row whose native kernel is parallel (Gamma's gradient) is also timed on one
+thread when the count is larger.
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
@@ -30,10 +39,28 @@ GOAL_TORCH, GOAL_RAW = 1.0, 1.3
 
 
 def _peers_import():
+    env = os.environ.get("OMP_NUM_THREADS")
     paddle = optional_import("paddle")     # first, before weft
+    changed = os.environ.get("OMP_NUM_THREADS") != env
     torch = optional_import("torch")
     import weft
-    return weft, torch, paddle
+    return weft, torch, paddle, (env, changed)
+
+
+def _threads(env):
+    """The count weft uses by default without Paddle's change to the environment."""
+    want = os.environ.get("WEFT_BENCH_THREADS")
+    if want:
+        return int(want), "WEFT_BENCH_THREADS"
+    if env:
+        return max(1, int(env.split(",")[0])), "OMP_NUM_THREADS before importing paddle"
+    return os.cpu_count() or 1, "CPU count"
+
+
+def _set_threads(weft, torch, n):
+    weft.set_num_threads(n)
+    if torch is not None:
+        torch.set_num_threads(n)
 
 
 def _time(rep, case, fns, repeat):
@@ -116,7 +143,7 @@ def _normal_logprob(rep, weft, torch, paddle, n, repeat):
     _time(rep, f"Normal.log_prob [{n:.0e}] f32 fwd+bwd", fns, repeat)
 
 
-def _gamma_rsample(rep, weft, torch, paddle, n, repeat):
+def _gamma_rsample(rep, weft, torch, paddle, n, repeat, tag=""):
     import scipy.special
     import scipy.stats
     alpha = np.float32(2.5)
@@ -150,7 +177,7 @@ def _gamma_rsample(rep, weft, torch, paddle, n, repeat):
         fns.append(("paddle rs", lambda: pd.rsample([n])))
     # E[dx/dα] = d E[x]/dα = 1 (rate 1): the gradient sum is ≈ n
     _close(float(w()[0]) / n, 1.0, 2e-2, "Gamma rsample gradient")
-    _time(rep, f"Gamma.rsample [{n:.0e}] f32 +bwd α", fns, repeat)
+    _time(rep, f"Gamma.rsample [{n:.0e}] f32 +bwd α{tag}", fns, repeat)
 
 
 def _dirichlet_sample(rep, weft, torch, paddle, n, k, repeat):
@@ -264,23 +291,28 @@ def _beta_logprob(rep, weft, torch, paddle, n, repeat):
 
 
 def run(report=None, quick=False):
-    weft, torch, paddle = _peers_import()
+    weft, torch, paddle, (env, changed) = _peers_import()
     rep = report or Report("distribution")
     repeat = 3 if quick else 7
     big = 10 ** 6 if quick else 10 ** 7
-    if torch is not None:
-        # same thread count as weft: on a shared machine torch's OpenMP pool otherwise
-        # spins against the other processes (and the ratio measures contention)
-        torch.set_num_threads(max(1, weft.get_num_threads()))
+    # torch on weft's count too: on a shared machine a wider OpenMP pool spins against
+    # the other processes (and the ratio would measure contention)
+    threads, why = _threads(env)
+    _set_threads(weft, torch, threads)
     rep.note(f"weft threads: {weft.get_num_threads()}; torch threads: "
-             f"{torch.get_num_threads() if torch is not None else '-'}; "
-             f"paddle: {'yes' if paddle is not None else 'not installed'}")
+             f"{torch.get_num_threads() if torch is not None else '-'} ({why}"
+             f"{'; importing paddle set OMP_NUM_THREADS=' + os.environ['OMP_NUM_THREADS'] if changed else ''}"
+             f"); paddle: {'yes' if paddle is not None else 'not installed'}")
     weft.seed(0)
     if torch is not None:
         torch.manual_seed(0)
     _normal_sample(rep, weft, torch, paddle, big, repeat)
     _normal_logprob(rep, weft, torch, paddle, big, repeat)
     _gamma_rsample(rep, weft, torch, paddle, big // 10, repeat)
+    if threads > 1:
+        _set_threads(weft, torch, 1)
+        _gamma_rsample(rep, weft, torch, paddle, big // 10, repeat, " [1 thread]")
+        _set_threads(weft, torch, threads)
     _dirichlet_sample(rep, weft, torch, paddle, big // 100, 64, repeat)
     _mvn_logprob(rep, weft, torch, paddle, big // 1000, 64, repeat)
     _categorical_sample(rep, weft, torch, paddle, big // 1000, 1000, repeat)
