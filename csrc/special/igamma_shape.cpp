@@ -256,6 +256,65 @@ void gamma_shape_derivs(const py::array& a, const py::array& x, int order, py::a
   });
 }
 
+// ---------------------------------------------------------------------------------
+// dz/da of Gamma(a, 1) draws, the hot loop of implicit reparameterisation. The
+// continued fraction (x >= a + 1) runs four draws of one shape in lockstep: the
+// division that renormalises a lane's Wallis recurrences at every step sits on that
+// lane's critical path, and the other lanes' work fills its latency (some 30% faster
+// there, measured). Each lane keeps its convergents from the step where it alone
+// converges, so results are the scalar loop's to the last bit; the lane then idles
+// along until the slowest is done. (The series, whose one division per step is off
+// its critical path, gained nothing from lanes and stays scalar.)
+
+constexpr int kLanes = 4;
+
+// the first-order fraction of one() (cfrac with order 1) for four draws of one shape:
+// returns r for each, each lane's convergents taken at the step where it converges
+void cfrac4(const Shape& sh, const double* x, const double* log_x, double eps, double* r) {
+  const double a = sh.a;
+  double A1[kLanes], B1[kLanes], A0[kLanes], B0[kLanes], dA1[kLanes], dB1[kLanes], dA0[kLanes],
+      dB0[kLanes], f[kLanes], df[kLanes];
+  bool fin[kLanes];
+  for (int l = 0; l < kLanes; ++l) {
+    A1[l] = 1.0; B1[l] = x[l] + 1.0 - a; A0[l] = 0.0; B0[l] = 1.0;
+    dA1[l] = 0.0; dB1[l] = -1.0; dA0[l] = 0.0; dB0[l] = 0.0;
+    f[l] = 1.0 / B1[l];
+    df[l] = 1.0 / (B1[l] * B1[l]);
+    fin[l] = false;
+  }
+  int left = kLanes;
+  for (int k = 2; k <= kMaxCf && left; ++k) {
+    const double ak = (k - 1.0) * (a - (k - 1.0));
+    for (int l = 0; l < kLanes; ++l) {
+      const double bk = x[l] + (2.0 * k - 1.0) - a;  // as cfrac() associates it
+      const double A2 = bk * A1[l] + ak * A0[l], B2 = bk * B1[l] + ak * B0[l];
+      const double dA2 = -A1[l] + bk * dA1[l] + (k - 1.0) * A0[l] + ak * dA0[l];
+      const double dB2 = -B1[l] + bk * dB1[l] + (k - 1.0) * B0[l] + ak * dB0[l];
+      const double rr = 1.0 / B2;
+      A0[l] = A1[l] * rr; B0[l] = B1[l] * rr; dA0[l] = dA1[l] * rr; dB0[l] = dB1[l] * rr;
+      A1[l] = A2 * rr; B1[l] = 1.0; dA1[l] = dA2 * rr; dB1[l] = dB2 * rr;
+      if (fin[l]) continue;  // converged: its recurrences run on idle, its result is kept
+      const double fn = A1[l], dfn = dA1[l] - fn * dB1[l];
+      const bool done = std::fabs(fn - f[l]) <= eps * std::fabs(fn) &&
+                        std::fabs(dfn - df[l]) <= eps * std::fabs(dfn);
+      f[l] = fn;
+      df[l] = dfn;
+      if (done) {
+        fin[l] = true;
+        --left;
+      }
+    }
+  }
+  for (int l = 0; l < kLanes; ++l) r[l] = -((log_x[l] - sh.psi_a) * f[l] + df[l]);
+}
+
+struct Lanes {
+  Shape sh;
+  int n = 0;
+  std::int64_t idx[kLanes];
+  double x[kLanes], log_x[kLanes];
+};
+
 // gamma_sample_grad(a, z, out, eps): out = dz/da = -z r (0 where z is 0 or inf) for
 // Gamma(a, 1) draws z, the implicit reparameterisation gradient, without the scaled
 // pair ever reaching Python; a holds one shape for all draws or one per draw.
@@ -285,11 +344,32 @@ void gamma_sample_grad(const py::array& a, const py::array& z, py::array& out, d
   py::gil_scoped_release nogil;
   parallel_for(0, n, 1024, [&](std::int64_t b, std::int64_t e) {
     Shape sh;
+    Lanes cf;  // fraction draws waiting for a full group of lanes
+    const auto run = [&]() {
+      double r[kLanes];
+      if (cf.n == kLanes)
+        cfrac4(cf.sh, cf.x, cf.log_x, eps, r);
+      else
+        for (int l = 0; l < cf.n; ++l) r[l] = cfrac(cf.sh, cf.x[l], cf.log_x[l], 1, eps);
+      for (int l = 0; l < cf.n; ++l) po[cf.idx[l]] = -cf.x[l] * r[l];
+      cf.n = 0;
+    };
     for (std::int64_t i = b; i < e; ++i) {
-      double lp, r;
-      one(sh, pa[i * sa], pz[i], 1, eps, lp, r);
-      po[i] = lp == -kInf ? 0.0 : -pz[i] * r;
+      const double ai = pa[i * sa], zi = pz[i];
+      if (ai > 0.0 && ai < kQuadA && zi >= ai + 1.0 && zi < kInf) {  // false for NaN
+        if (cf.n && ai != cf.sh.a) run();  // a new shape: the waiting draws go on their own
+        cf.sh.set(ai, 1);
+        cf.idx[cf.n] = i;
+        cf.x[cf.n] = zi;
+        cf.log_x[cf.n] = std::log(zi);
+        if (++cf.n == kLanes) run();
+      } else {
+        double lp, r;
+        one(sh, ai, zi, 1, eps, lp, r);
+        po[i] = lp == -kInf ? 0.0 : -zi * r;
+      }
     }
+    run();
   });
 }
 

@@ -1,13 +1,14 @@
 """OpInfo entries for the fused log-density primitives of weft.distribution
-(``normal_log_prob``, ``beta_log_prob`` and the reduction ``centered_moment_sum``
-their rules use), reached through the families' ``log_prob``."""
+(``normal_log_prob``, ``beta_log_prob``, the reduction ``centered_moment_sum`` their
+rules use, and ``sum_squares_cols`` of the Gaussian Mahalanobis distances), reached
+through the families' ``log_prob``."""
 import numpy as np
 import scipy.special as sps
 import scipy.stats
 
 import weft
 from tests.opinfo import FLOATS, ErrorInput, OpInfo, SampleInput, make_arg
-from weft.distribution import Beta, Normal
+from weft.distribution import Beta, MultivariateNormal, Normal
 
 
 def _normal(x, loc, scale):
@@ -75,9 +76,37 @@ def _beta_errors(rng):
                      r"Beta.log_prob: value of shape \[3\] does not broadcast")
 
 
+def _mvn(x, loc, scale_tril):
+    return MultivariateNormal(loc, scale_tril=scale_tril).log_prob(x)
+
+
+def _mvn_ref(x, loc, lt):
+    d = x - loc
+    lt = np.broadcast_to(lt, d.shape[:-1] + lt.shape[-2:])
+    z = np.linalg.solve(lt, d[..., None])[..., 0]
+    k = d.shape[-1]
+    half_logdet = np.log(np.diagonal(lt, axis1=-2, axis2=-1)).sum(-1)
+    return (-0.5 * (k * np.log(2 * np.pi) + (z * z).sum(-1)) - half_logdet).astype(x.dtype)
+
+
+def _mvn_samples(dtype, rng):
+    def tril(shape):
+        a = np.tril(make_arg(shape, dtype, rng, -0.5, 0.5))
+        return a + 1.5 * np.eye(shape[-1], dtype=dtype)
+    yield SampleInput(make_arg((5, 3), dtype, rng), make_arg((3,), dtype, rng), tril((3, 3)),
+                      name="shared factor")
+    yield SampleInput(make_arg((2, 4, 2), dtype, rng), make_arg((4, 2), dtype, rng),
+                      tril((4, 2, 2)), name="batch of factors")
+    yield SampleInput(make_arg((3,), dtype, rng), make_arg((3,), dtype, rng), tril((3, 3)),
+                      name="one vector")
+    yield SampleInput(make_arg((0, 2), dtype, rng), make_arg((2,), dtype, rng), tril((2, 2)),
+                      name="empty")
+
+
 OPS = [
     OpInfo("distribution.normal_log_prob", _normal, _normal_ref, _normal_samples, dtypes=FLOATS,
            error_inputs=_normal_errors),
+    OpInfo("distribution.mvn_log_prob", _mvn, _mvn_ref, _mvn_samples, dtypes=FLOATS),
     OpInfo("distribution.beta_log_prob", _beta, _beta_ref, _beta_samples, dtypes=FLOATS,
            error_inputs=_beta_errors),
 ]

@@ -154,3 +154,17 @@ def check_value(value, param, op):
     except ValueError:
         raise ValueError(f"{op}: value of shape {list(value.shape)} does not broadcast with "
                          f"the batch shape {list(param.shape)}") from None
+
+
+# ----------------------------------------------------------------------------------
+# Σ_i z_i² along the second-to-last axis (the squared norms of the columns of
+# triangular-solve results): einsum reads z once, where z * z then sum write and read
+# a full-size temporary
+
+_sum_squares = Primitive("sum_squares_cols", lambda z: xp_of(z).einsum("...ij,...ij->...j", z, z))
+defvjp(_sum_squares, lambda g, ans, z: 2.0 * g.unsqueeze(-2) * z, save_out=False)
+
+
+def sum_squares_cols(z):
+    """``(z * z).sum(axis=-2)`` for a floating Tensor ``z`` of at least two dims."""
+    return apply(_sum_squares, z)
