@@ -20,12 +20,15 @@ Goals (issue 14): weft at least as fast as torch.distributions, and within 1.3x 
 ``raw``. Peers compute in their own precision (scipy.stats in float64). Paddle is
 imported before weft (its import order matters on some builds).
 
-Threads: importing Paddle sets ``OMP_NUM_THREADS=1`` in the environment, which weft
-(and torch) would then read as their default. weft and torch run on the thread count
-weft has without Paddle (the environment as it was before the import, else the CPU
-count), or on ``WEFT_BENCH_THREADS`` when that is set; the note line says which, and
-the one row whose native kernel is parallel (Gamma's gradient) is also timed on one
-thread when the count is larger.
+Threads: every row runs weft and torch on one thread (``WEFT_BENCH_THREADS`` sets
+another count), and the row whose weft path has a parallel native kernel (Gamma's
+gradient) runs again on weft's default count (the ``OMP_NUM_THREADS`` the process
+started with, else the CPU count), labelled with it. One thread is the main table
+because on a small shared machine a second thread measures contention: torch's and
+MKL's OpenMP pools keep their threads busy-waiting after each call, which slowed the
+rows timed next by up to 3x in runs on a 2-core machine. (Importing Paddle sets
+``OMP_NUM_THREADS=1`` in the environment, which weft would otherwise read as its
+default; the note line says when that happened.)
 """
 from __future__ import annotations
 
@@ -48,13 +51,9 @@ def _peers_import():
 
 
 def _threads(env):
-    """The count weft uses by default without Paddle's change to the environment."""
-    want = os.environ.get("WEFT_BENCH_THREADS")
-    if want:
-        return int(want), "WEFT_BENCH_THREADS"
-    if env:
-        return max(1, int(env.split(",")[0])), "OMP_NUM_THREADS before importing paddle"
-    return os.cpu_count() or 1, "CPU count"
+    """(count of the main table, weft's default count without Paddle's change)."""
+    default = max(1, int(env.split(",")[0])) if env else (os.cpu_count() or 1)
+    return int(os.environ.get("WEFT_BENCH_THREADS") or 1), default
 
 
 def _set_threads(weft, torch, n):
@@ -295,28 +294,26 @@ def run(report=None, quick=False):
     rep = report or Report("distribution")
     repeat = 3 if quick else 7
     big = 10 ** 6 if quick else 10 ** 7
-    # torch on weft's count too: on a shared machine a wider OpenMP pool spins against
-    # the other processes (and the ratio would measure contention)
-    threads, why = _threads(env)
+    # torch on weft's count too (see the module docstring)
+    threads, default = _threads(env)
     _set_threads(weft, torch, threads)
-    rep.note(f"weft threads: {weft.get_num_threads()}; torch threads: "
-             f"{torch.get_num_threads() if torch is not None else '-'} ({why}"
+    rep.note(f"weft and torch threads: {threads}; weft's default without Paddle: {default}"
              f"{'; importing paddle set OMP_NUM_THREADS=' + os.environ['OMP_NUM_THREADS'] if changed else ''}"
-             f"); paddle: {'yes' if paddle is not None else 'not installed'}")
+             f"; paddle: {'yes' if paddle is not None else 'not installed'}")
     weft.seed(0)
     if torch is not None:
         torch.manual_seed(0)
     _normal_sample(rep, weft, torch, paddle, big, repeat)
     _normal_logprob(rep, weft, torch, paddle, big, repeat)
     _gamma_rsample(rep, weft, torch, paddle, big // 10, repeat)
-    if threads > 1:
-        _set_threads(weft, torch, 1)
-        _gamma_rsample(rep, weft, torch, paddle, big // 10, repeat, " [1 thread]")
-        _set_threads(weft, torch, threads)
     _dirichlet_sample(rep, weft, torch, paddle, big // 100, 64, repeat)
     _mvn_logprob(rep, weft, torch, paddle, big // 1000, 64, repeat)
     _categorical_sample(rep, weft, torch, paddle, big // 1000, 1000, repeat)
     _beta_logprob(rep, weft, torch, paddle, big // 10, repeat)
+    if default != threads:   # last: a wider pool's busy-waiting would slow the rows after it
+        _set_threads(weft, torch, default)
+        _gamma_rsample(rep, weft, torch, paddle, big // 10, repeat, f" [{default} threads]")
+        _set_threads(weft, torch, threads)
     return rep
 
 
