@@ -297,9 +297,10 @@ def run(report=None, quick=False):
     # torch on weft's count too (see the module docstring)
     threads, default = _threads(env)
     _set_threads(weft, torch, threads)
+    by_paddle = f"; importing paddle set OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}" \
+        if changed else ""
     rep.note(f"weft and torch threads: {threads}; weft's default without Paddle: {default}"
-             f"{'; importing paddle set OMP_NUM_THREADS=' + os.environ['OMP_NUM_THREADS'] if changed else ''}"
-             f"; paddle: {'yes' if paddle is not None else 'not installed'}")
+             f"{by_paddle}; paddle: {'yes' if paddle is not None else 'not installed'}")
     weft.seed(0)
     if torch is not None:
         torch.manual_seed(0)

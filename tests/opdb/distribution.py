@@ -3,66 +3,44 @@
 rules use, and ``sum_squares_cols`` of the Gaussian Mahalanobis distances), reached
 through the families' ``log_prob``."""
 import numpy as np
-import scipy.special as sps
 import scipy.stats
 
-import weft
 from tests.opinfo import FLOATS, ErrorInput, OpInfo, SampleInput, make_arg
 from weft.distribution import Beta, MultivariateNormal, Normal
 
 
-def _normal(x, loc, scale):
-    return Normal(loc, scale).log_prob(x)
+def _log_prob(family):
+    def op(x, *params):
+        return family(*params).log_prob(x)
+    return op
 
 
-def _normal_ref(x, loc, scale):
-    return np.asarray(scipy.stats.norm.logpdf(x, loc, scale)).astype(x.dtype)
+def _scipy_ref(logpdf):
+    def ref(x, *params):
+        return np.asarray(logpdf(x, *params)).astype(x.dtype)
+    return ref
 
 
-def _normal_samples(dtype, rng):
-    def scale(shape):
-        return make_arg(shape, dtype, rng, 0.5, 2.0)
-    yield SampleInput(make_arg((5,), dtype, rng), make_arg((), dtype, rng), scale(()),
-                      name="one law, many values")
-    yield SampleInput(make_arg((3, 4), dtype, rng), make_arg((4,), dtype, rng), scale((4,)),
-                      name="batch")
-    yield SampleInput(make_arg((4,), dtype, rng), make_arg((2, 1), dtype, rng), scale((2, 1)),
-                      name="value broadcast")
-    yield SampleInput(make_arg((), dtype, rng), make_arg((), dtype, rng), scale(()), name="0-D")
-    yield SampleInput(make_arg((0, 3), dtype, rng), make_arg((3,), dtype, rng), scale((3,)),
-                      name="empty")
-    yield SampleInput(make_arg((3, 2), dtype, rng, noncontig=True), make_arg((), dtype, rng),
-                      scale(()), name="noncontig")
+def _law_samples(value, first, second):
+    """Samples of (value, first parameter, second parameter), each drawn from its
+    (low, high) range: the shapes a log-density meets."""
+    def gen(dtype, rng):
+        def v(shape, **kw):
+            return make_arg(shape, dtype, rng, *value, **kw)
 
-
-def _normal_errors(rng):
-    x = make_arg((3,), "float64", rng)
-    yield ErrorInput(SampleInput(x, np.zeros(4), np.ones(4)), ValueError,
-                     r"Normal.log_prob: value of shape \[3\] does not broadcast")
-
-
-def _beta(x, a, b):
-    return Beta(a, b).log_prob(x)
-
-
-def _beta_ref(x, a, b):
-    return np.asarray(scipy.stats.beta.logpdf(x, a, b)).astype(x.dtype)
+        def p(shape):
+            return make_arg(shape, dtype, rng, *first), make_arg(shape, dtype, rng, *second)
+        yield SampleInput(v((5,)), *p(()), name="one law, many values")
+        yield SampleInput(v((3, 4)), *p((4,)), name="batch")
+        yield SampleInput(v((4,)), *p((2, 1)), name="value broadcast")
+        yield SampleInput(v(()), *p(()), name="0-D")
+        yield SampleInput(v((0, 3)), *p((3,)), name="empty")
+        yield SampleInput(v((3, 2), noncontig=True), *p(()), name="noncontig")
+    return gen
 
 
 def _beta_samples(dtype, rng):
-    def par(shape):
-        return make_arg(shape, dtype, rng, 0.6, 3.0)
-    yield SampleInput(make_arg((6,), dtype, rng, 0.05, 0.95), par(()), par(()),
-                      name="one law, many values")
-    yield SampleInput(make_arg((3, 4), dtype, rng, 0.05, 0.95), par((4,)), par((4,)),
-                      name="batch")
-    yield SampleInput(make_arg((4,), dtype, rng, 0.05, 0.95), par((2, 1)), par((2, 1)),
-                      name="value broadcast")
-    yield SampleInput(make_arg((), dtype, rng, 0.05, 0.95), par(()), par(()), name="0-D")
-    yield SampleInput(make_arg((0, 2), dtype, rng, 0.05, 0.95), par((2,)), par((2,)),
-                      name="empty")
-    yield SampleInput(make_arg((3, 2), dtype, rng, 0.05, 0.95, noncontig=True), par(()),
-                      par(()), name="noncontig")
+    yield from _law_samples((0.05, 0.95), (0.6, 3.0), (0.6, 3.0))(dtype, rng)
     # the 0·log 0 corners (α = 1 at x = 0, β = 1 at x = 1) and the support's ends: the
     # forward only (the density is not differentiable in x there)
     yield SampleInput(np.array([0.0, 1.0, 0.0, 1.0, 0.5], dtype),
@@ -70,10 +48,12 @@ def _beta_samples(dtype, rng):
                       np.array([1.0, 1.0, 0.5, 2.0, 1.0], dtype), grad_args=(), name="ends")
 
 
-def _beta_errors(rng):
-    x = make_arg((3,), "float64", rng, 0.1, 0.9)
-    yield ErrorInput(SampleInput(x, np.ones(4), np.ones(4)), ValueError,
-                     r"Beta.log_prob: value of shape \[3\] does not broadcast")
+def _shape_error(family):
+    def gen(rng):
+        x = make_arg((3,), "float64", rng, 0.1, 0.9)
+        yield ErrorInput(SampleInput(x, np.full(4, 0.5), np.ones(4)), ValueError,
+                         rf"{family}.log_prob: value of shape \[3\] does not broadcast")
+    return gen
 
 
 def _mvn(x, loc, scale_tril):
@@ -104,9 +84,10 @@ def _mvn_samples(dtype, rng):
 
 
 OPS = [
-    OpInfo("distribution.normal_log_prob", _normal, _normal_ref, _normal_samples, dtypes=FLOATS,
-           error_inputs=_normal_errors),
+    OpInfo("distribution.normal_log_prob", _log_prob(Normal), _scipy_ref(scipy.stats.norm.logpdf),
+           _law_samples((-3.0, 3.0), (-3.0, 3.0), (0.5, 2.0)), dtypes=FLOATS,
+           error_inputs=_shape_error("Normal")),
     OpInfo("distribution.mvn_log_prob", _mvn, _mvn_ref, _mvn_samples, dtypes=FLOATS),
-    OpInfo("distribution.beta_log_prob", _beta, _beta_ref, _beta_samples, dtypes=FLOATS,
-           error_inputs=_beta_errors),
+    OpInfo("distribution.beta_log_prob", _log_prob(Beta), _scipy_ref(scipy.stats.beta.logpdf),
+           _beta_samples, dtypes=FLOATS, error_inputs=_shape_error("Beta")),
 ]
