@@ -357,33 +357,11 @@ struct Lanes {
   double x[kLanes], log_x[kLanes];
 };
 
-// gamma_sample_grad(a, z, out, eps): out = dz/da = -z r (0 where z is 0 or inf) for
-// Gamma(a, 1) draws z, the implicit reparameterisation gradient, without the scaled
-// pair ever reaching Python; a holds one shape for all draws or one per draw.
-void gamma_sample_grad(const py::array& a, const py::array& z, py::array& out, double eps) {
-  const char* op = "gamma_sample_grad";
-  const char* names[] = {"a", "z", "out"};
-  const py::array* arrays[] = {&a, &z, &out};
-  for (int k = 0; k < 3; ++k) {
-    if (!arrays[k]->dtype().is(py::dtype::of<double>()))
-      throw py::type_error(std::string(op) + ": " + names[k] + " must be float64, got " +
-                           std::string(py::str(arrays[k]->dtype())));
-    check_contiguous(*arrays[k], op, names[k]);
-  }
-  check_writeable(out, op, "out");
-  const std::int64_t n = static_cast<std::int64_t>(z.size());
-  if (out.size() != z.size() || (a.size() != 1 && a.size() != z.size()))
-    throw py::value_error(std::string(op) + ": a must have 1 entry or as many as z, and out as many "
-                          "as z; got " + std::to_string(a.size()) + ", " + std::to_string(z.size()) +
-                          ", " + std::to_string(out.size()));
-  if (!(eps >= 1e-17 && eps <= 1e-3))
-    throw py::value_error(std::string(op) + ": eps must be in [1e-17, 1e-3], got " + std::to_string(eps));
-  const double* pa = static_cast<const double*>(a.data());
-  const std::int64_t sa = a.size() == 1 ? 0 : 1;
-  const double* pz = static_cast<const double*>(z.data());
-  double* po = static_cast<double*>(out.mutable_data());
-  legendre();
-  py::gil_scoped_release nogil;
+// the loop of gamma_sample_grad over draws z of type T (float or double); every
+// step is in double, the result rounded to T once
+template <typename T>
+void sample_grad_loop(const double* pa, std::int64_t sa, const T* pz, T* po, std::int64_t n,
+                      double eps) {
   parallel_for(0, n, 1024, [&](std::int64_t b, std::int64_t e) {
     Shape sh, ssh;
     SeriesTable tb;
@@ -394,15 +372,15 @@ void gamma_sample_grad(const py::array& a, const py::array& z, py::array& out, d
         cfrac4(cf.sh, cf.x, cf.log_x, eps, r);
       else
         for (int l = 0; l < cf.n; ++l) r[l] = cfrac(cf.sh, cf.x[l], cf.log_x[l], 1, eps);
-      for (int l = 0; l < cf.n; ++l) po[cf.idx[l]] = -cf.x[l] * r[l];
+      for (int l = 0; l < cf.n; ++l) po[cf.idx[l]] = static_cast<T>(-cf.x[l] * r[l]);
       cf.n = 0;
     };
     for (std::int64_t i = b; i < e; ++i) {
-      const double ai = pa[i * sa], zi = pz[i];
+      const double ai = pa[i * sa], zi = static_cast<double>(pz[i]);
       const bool plain = ai > 0.0 && ai < kQuadA && zi > 0.0 && zi < kInf;  // false for NaN
       if (plain && zi < ai + 1.0) {
         ssh.set(ai, 1);
-        po[i] = -zi * series1(tb, ssh, zi, std::log(zi), eps);
+        po[i] = static_cast<T>(-zi * series1(tb, ssh, zi, std::log(zi), eps));
       } else if (plain) {
         if (cf.n && ai != cf.sh.a) run();  // a new shape: the waiting draws go on their own
         cf.sh.set(ai, 1);
@@ -413,11 +391,55 @@ void gamma_sample_grad(const py::array& a, const py::array& z, py::array& out, d
       } else {
         double lp, r;
         one(sh, ai, zi, 1, eps, lp, r);
-        po[i] = lp == -kInf ? 0.0 : -zi * r;
+        po[i] = static_cast<T>(lp == -kInf ? 0.0 : -zi * r);
       }
     }
     run();
   });
+}
+
+// gamma_sample_grad(a, z, out, eps): out = dz/da = -z r (0 where z is 0 or inf) for
+// Gamma(a, 1) draws z, the implicit reparameterisation gradient, without the scaled
+// pair ever reaching Python; a (float64) holds one shape for all draws or one per
+// draw; z and out are both float64 or both float32 (float32 draws need no widened
+// copy, and their gradient is rounded to float32 once, as a cast of the float64
+// result would be).
+void gamma_sample_grad(const py::array& a, const py::array& z, py::array& out, double eps) {
+  const char* op = "gamma_sample_grad";
+  if (!a.dtype().is(py::dtype::of<double>()))
+    throw py::type_error(std::string(op) + ": a must be float64, got " + std::string(py::str(a.dtype())));
+  const bool f32 = z.dtype().is(py::dtype::of<float>());
+  if (!f32 && !z.dtype().is(py::dtype::of<double>()))
+    throw py::type_error(std::string(op) + ": z must be float64 or float32, got " +
+                         std::string(py::str(z.dtype())));
+  if (!out.dtype().is(z.dtype()))
+    throw py::type_error(std::string(op) + ": out must have z's dtype " + std::string(py::str(z.dtype())) +
+                         ", got " + std::string(py::str(out.dtype())));
+  check_contiguous(a, op, "a");
+  check_contiguous(z, op, "z");
+  check_contiguous(out, op, "out");
+  check_writeable(out, op, "out");
+  const std::int64_t n = static_cast<std::int64_t>(z.size());
+  if (out.size() != z.size() || (a.size() != 1 && a.size() != z.size()))
+    throw py::value_error(std::string(op) + ": a must have 1 entry or as many as z, and out as many "
+                          "as z; got " + std::to_string(a.size()) + ", " + std::to_string(z.size()) +
+                          ", " + std::to_string(out.size()));
+  if (!(eps >= 1e-17 && eps <= 1e-3))
+    throw py::value_error(std::string(op) + ": eps must be in [1e-17, 1e-3], got " + std::to_string(eps));
+  const double* pa = static_cast<const double*>(a.data());
+  const std::int64_t sa = a.size() == 1 ? 0 : 1;
+  legendre();
+  if (f32) {
+    const float* pz = static_cast<const float*>(z.data());
+    float* po = static_cast<float*>(out.mutable_data());
+    py::gil_scoped_release nogil;
+    sample_grad_loop(pa, sa, pz, po, n, eps);
+  } else {
+    const double* pz = static_cast<const double*>(z.data());
+    double* po = static_cast<double*>(out.mutable_data());
+    py::gil_scoped_release nogil;
+    sample_grad_loop(pa, sa, pz, po, n, eps);
+  }
 }
 
 }  // namespace
@@ -425,7 +447,8 @@ void gamma_sample_grad(const py::array& a, const py::array& z, py::array& out, d
 void bind_special(py::module_& m) {
   m.def("gamma_sample_grad", &gamma_sample_grad, py::arg("a").noconvert(), py::arg("z").noconvert(),
         py::arg("out").noconvert(), py::arg("eps"),
-        "dz/da of Gamma(a, 1) draws z (implicit reparameterisation; float64).");
+        "dz/da of Gamma(a, 1) draws z (implicit reparameterisation; a float64, z and out float64 "
+        "or float32).");
   m.def("gamma_shape_derivs", &gamma_shape_derivs, py::arg("a").noconvert(), py::arg("x").noconvert(),
         py::arg("order"), py::arg("lp_out").noconvert(), py::arg("r_out").noconvert(), py::arg("eps"),
         "Scaled shape derivatives of the regularized lower incomplete gamma (float64).");
