@@ -19,8 +19,20 @@ Rows:
 Goals (issue 14): weft at least as fast as torch.distributions, and within 1.3x of
 ``raw``. Peers compute in their own precision (scipy.stats in float64). Paddle is
 imported before weft (its import order matters on some builds).
+
+Threads: every row runs weft and torch on one thread (``WEFT_BENCH_THREADS`` sets
+another count), and the row whose weft path has a parallel native kernel (Gamma's
+gradient) runs again on weft's default count (the ``OMP_NUM_THREADS`` the process
+started with, else the CPU count), labelled with it. One thread is the main table
+because on a small shared machine a second thread measures contention: torch's and
+MKL's OpenMP pools keep their threads busy-waiting after each call, which slowed the
+rows timed next by up to 3x in runs on a 2-core machine. (Importing Paddle sets
+``OMP_NUM_THREADS=1`` in the environment, which weft would otherwise read as its
+default; the note line says when that happened.)
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
@@ -30,10 +42,24 @@ GOAL_TORCH, GOAL_RAW = 1.0, 1.3
 
 
 def _peers_import():
+    env = os.environ.get("OMP_NUM_THREADS")
     paddle = optional_import("paddle")     # first, before weft
+    changed = os.environ.get("OMP_NUM_THREADS") != env
     torch = optional_import("torch")
     import weft
-    return weft, torch, paddle
+    return weft, torch, paddle, (env, changed)
+
+
+def _threads(env):
+    """(count of the main table, weft's default count without Paddle's change)."""
+    default = max(1, int(env.split(",")[0])) if env else (os.cpu_count() or 1)
+    return int(os.environ.get("WEFT_BENCH_THREADS") or 1), default
+
+
+def _set_threads(weft, torch, n):
+    weft.set_num_threads(n)
+    if torch is not None:
+        torch.set_num_threads(n)
 
 
 def _time(rep, case, fns, repeat):
@@ -116,7 +142,7 @@ def _normal_logprob(rep, weft, torch, paddle, n, repeat):
     _time(rep, f"Normal.log_prob [{n:.0e}] f32 fwd+bwd", fns, repeat)
 
 
-def _gamma_rsample(rep, weft, torch, paddle, n, repeat):
+def _gamma_rsample(rep, weft, torch, paddle, n, repeat, tag=""):
     import scipy.special
     import scipy.stats
     alpha = np.float32(2.5)
@@ -150,7 +176,7 @@ def _gamma_rsample(rep, weft, torch, paddle, n, repeat):
         fns.append(("paddle rs", lambda: pd.rsample([n])))
     # E[dx/dα] = d E[x]/dα = 1 (rate 1): the gradient sum is ≈ n
     _close(float(w()[0]) / n, 1.0, 2e-2, "Gamma rsample gradient")
-    _time(rep, f"Gamma.rsample [{n:.0e}] f32 +bwd α", fns, repeat)
+    _time(rep, f"Gamma.rsample [{n:.0e}] f32 +bwd α{tag}", fns, repeat)
 
 
 def _dirichlet_sample(rep, weft, torch, paddle, n, k, repeat):
@@ -264,17 +290,17 @@ def _beta_logprob(rep, weft, torch, paddle, n, repeat):
 
 
 def run(report=None, quick=False):
-    weft, torch, paddle = _peers_import()
+    weft, torch, paddle, (env, changed) = _peers_import()
     rep = report or Report("distribution")
     repeat = 3 if quick else 7
     big = 10 ** 6 if quick else 10 ** 7
-    if torch is not None:
-        # same thread count as weft: on a shared machine torch's OpenMP pool otherwise
-        # spins against the other processes (and the ratio measures contention)
-        torch.set_num_threads(max(1, weft.get_num_threads()))
-    rep.note(f"weft threads: {weft.get_num_threads()}; torch threads: "
-             f"{torch.get_num_threads() if torch is not None else '-'}; "
-             f"paddle: {'yes' if paddle is not None else 'not installed'}")
+    # torch on weft's count too (see the module docstring)
+    threads, default = _threads(env)
+    _set_threads(weft, torch, threads)
+    by_paddle = f"; importing paddle set OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}" \
+        if changed else ""
+    rep.note(f"weft and torch threads: {threads}; weft's default without Paddle: {default}"
+             f"{by_paddle}; paddle: {'yes' if paddle is not None else 'not installed'}")
     weft.seed(0)
     if torch is not None:
         torch.manual_seed(0)
@@ -285,6 +311,10 @@ def run(report=None, quick=False):
     _mvn_logprob(rep, weft, torch, paddle, big // 1000, 64, repeat)
     _categorical_sample(rep, weft, torch, paddle, big // 1000, 1000, repeat)
     _beta_logprob(rep, weft, torch, paddle, big // 10, repeat)
+    if default != threads:   # last: a wider pool's busy-waiting would slow the rows after it
+        _set_threads(weft, torch, default)
+        _gamma_rsample(rep, weft, torch, paddle, big // 10, repeat, f" [{default} threads]")
+        _set_threads(weft, torch, threads)
     return rep
 
 

@@ -26,9 +26,8 @@ def gamma(concentration, shape, op):
 
     Small concentrations give draws that underflow to 0 (more often in float32); they
     are raised to the smallest normal number, so logs and ratios of draws stay finite
-    (the gradient there is 0, as the clip is flat)."""
-    z = _gamma_draw(concentration, tuple(shape), op)
-    return ops.clip(z, min=_tiny(z))
+    (the gradient there is 0, as behind a clip; the draw does it in place)."""
+    return _gamma_draw(concentration, tuple(shape), op, floor=_tiny(concentration))
 
 
 def dirichlet(concentration, shape, op):

@@ -17,6 +17,7 @@ from ..core import dtype as _dt
 from ..ops.random import _Draw as _RandomDraw
 from ..core.args import check_nonneg_shape, shape_arg, xp_of  # noqa: F401 (xp_of: for the families)
 from ..core.tensor import Tensor, to_array
+from . import _fused
 
 LOG_2PI = math.log(2 * math.pi)
 HALF_LOG_2PI = 0.5 * LOG_2PI
@@ -276,7 +277,7 @@ def tri_mahalanobis(lower, diff):
     from ..linalg import triangular_solve
 
     z = triangular_solve(lower, cols, upper=False)
-    m = (z * z).sum(axis=-2)                        # (bl, prod(lead))
+    m = _fused.sum_squares_cols(z)                  # (bl, prod(lead))
     if not n:
         return m.squeeze(-1)
     m = m.reshape(bl + lead)

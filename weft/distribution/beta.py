@@ -3,11 +3,101 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import ops
-from . import _gamma_sampling, _util, constraints
+from ..autograd.engine import Primitive, apply, defvjp
+from ..core.args import xp_of
+from ..core.place import special_module
+from . import _fused, _gamma_sampling, _util, constraints
 from .exponential_family import ExponentialFamily
 
 __all__ = ["Beta"]
+
+
+# ----------------------------------------------------------------------------------
+# log Beta(x; α, β) = xlogy(α-1, x) + xlog1py(β-1, -x) - log B(α, β), -inf outside
+# [0, 1], as one primitive. The forward computes (α-1) log x + (β-1) log1p(-x) - log B
+# (in cache-sized blocks for one law over many values); where that is NaN -- a value
+# outside [0, 1] or NaN, or the 0·log 0 corners α = 1 at x = 0 and β = 1 at x = 1 --
+# the exact formula is computed over again for those entries alone.
+
+def _exact(sp, x, a, b, lb):
+    xp = xp_of(x)
+    lp = sp.xlogy(a - 1, x) + sp.xlog1py(b - 1, -x) - lb
+    return xp.where((x >= 0) & (x <= 1), lp, -np.inf).astype(x.dtype, copy=False)
+
+
+def _log_prob_fwd(x, a, b):
+    xp, sp = xp_of(x), special_module(x)
+    lb = sp.betaln(a, b).astype(x.dtype, copy=False)
+    a1, b1 = a - 1, b - 1
+    with np.errstate(all="ignore"):
+        if _fused.blockable(x, a, b):
+            a, b = _fused.scalar(a), _fused.scalar(b)
+            a1, b1, lb = _fused.scalar(a1), _fused.scalar(b1), _fused.scalar(lb)
+            xf = x.reshape(-1)
+            out = np.empty(x.shape, x.dtype)
+            of = out.reshape(-1)
+            t = np.empty(_fused.BLOCK, x.dtype)
+            for s, e in _fused.blocks(x.size):
+                xb, ob, tb = xf[s:e], of[s:e], t[:e - s]
+                np.log(xb, out=ob)
+                ob *= a1
+                np.negative(xb, out=tb)
+                np.log1p(tb, out=tb)
+                tb *= b1
+                ob += tb
+                ob -= lb
+                if np.isnan(np.add.reduce(ob)):   # one sum flags a NaN anywhere in it
+                    bad = np.isnan(ob)
+                    ob[bad] = _exact(sp, xb[bad], a, b, lb)
+            return out
+        out = xp.asarray(xp.log(x) * a1)     # numpy gives a scalar for 0-D operands
+        xp.add(out, xp.log1p(-x) * b1, out=out)
+        xp.subtract(out, lb, out=out)
+        bad = xp.isnan(out)
+        if bool(bad.any()):
+            full = xp.broadcast_arrays(x, a, b, lb)
+            out[bad] = _exact(sp, *(v[bad] for v in full))
+        return out
+
+
+def _log_prob_da(g, ans, x, a, b):
+    inside, xs = _inside(x)
+    # d/dα xlogy(α-1, x) = log x, taken as 0 at the corner α = 1, x = 0 (xlogy's rule)
+    lx = ops.log(ops.where((a == 1) & (x == 0), ops.ones_like(xs), xs))
+    return ops.where(inside, g * (lx - (ops.digamma(a) - ops.digamma(a + b))), 0.0)
+
+
+def _log_prob_db(g, ans, x, a, b):
+    inside, xs = _inside(x)
+    # the mirror image: log(1-x), taken as 0 at the corner β = 1, x = 1
+    l1x = ops.log1p(-ops.where((b == 1) & (x == 1), ops.zeros_like(xs), xs))
+    return ops.where(inside, g * (l1x - (ops.digamma(b) - ops.digamma(a + b))), 0.0)
+
+
+def _log_prob_dx(g, ans, x, a, b):
+    inside, xs = _inside(x)
+    # (α-1)/x - (β-1)/(1-x), each term 0 at its 0/0 corner (α = 1, x = 0 and β = 1,
+    # x = 1), as xlogy's rule takes it; masked only there, so the terms stay
+    # differentiable in α and β
+    ca, cb = (a == 1) & (x == 0), (b == 1) & (x == 1)
+    ta = ops.where(ca, ops.zeros_like(xs), (a - 1.0) / ops.where(ca, ops.ones_like(xs), xs))
+    tb = ops.where(cb, ops.zeros_like(xs),
+                   (b - 1.0) / ops.where(cb, ops.ones_like(xs), 1.0 - xs))
+    return ops.where(inside, g * (ta - tb), 0.0)
+
+
+def _inside(x):
+    """The support mask and ``x`` with the entries outside it replaced by ½ (so rules
+    stay finite where ``where`` discards them)."""
+    inside = (x >= 0) & (x <= 1)
+    return inside, ops.where(inside, x, ops.full_like(x, 0.5))
+
+
+_log_prob = Primitive("beta_log_prob", _log_prob_fwd)
+defvjp(_log_prob, _log_prob_dx, _log_prob_da, _log_prob_db, save_out=False)
 
 
 class Beta(ExponentialFamily):
@@ -59,10 +149,8 @@ class Beta(ExponentialFamily):
 
     def log_prob(self, value):
         value = self._value(value)
-        a, b = self.alpha, self.beta
-        lp = ops.xlogy(a - 1.0, value) + ops.xlog1py(b - 1.0, -value) - ops.betaln(a, b)
-        inside = (value >= 0) & (value <= 1)
-        return ops.where(inside, lp, float("-inf"))
+        _fused.check_value(value, self.alpha, "Beta.log_prob")
+        return apply(_log_prob, value, self.alpha, self.beta)
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

@@ -6,13 +6,52 @@ import math
 import numpy as np
 
 from .. import ops
+from ..autograd.engine import Primitive, apply, defvjp
+from ..core.args import xp_of
 from ..core.tensor import Tensor
-from . import _util, constraints
+from . import _fused, _util, constraints
 from .distribution import Distribution
 
 __all__ = ["Normal"]
 
 _LOG_PI = math.log(math.pi)
+
+
+# ----------------------------------------------------------------------------------
+# log N(x; μ, σ) = (x - μ)² · (-1/(2σ²)) - (log σ + ½ log 2π) as one primitive: the
+# forward writes only its result (in cache-sized blocks for one law over many values),
+# and the gradients of μ and σ are the reductions Σ g(x-μ) and Σ g(x-μ)² (_fused)
+
+def _log_prob_fwd(x, loc, scale):
+    xp = xp_of(x)
+    k = -0.5 / (scale * scale)
+    c = xp.log(scale) + _util.HALF_LOG_2PI
+    if _fused.blockable(x, loc, scale):
+        m, k, c = _fused.scalar(loc), _fused.scalar(k), _fused.scalar(c)
+        xf = x.reshape(-1)
+        out = np.empty(x.shape, x.dtype)
+        of = out.reshape(-1)
+        for s, e in _fused.blocks(x.size):
+            ob = of[s:e]
+            np.subtract(xf[s:e], m, out=ob)
+            np.multiply(ob, ob, out=ob)
+            ob *= k
+            ob -= c
+        return out
+    out = xp.asarray(x - loc)    # numpy gives a scalar for 0-D operands
+    xp.multiply(out, out, out=out)
+    xp.multiply(out, k, out=out)
+    xp.subtract(out, c, out=out)
+    return out
+
+
+_log_prob = Primitive("normal_log_prob", _log_prob_fwd)
+defvjp(_log_prob,
+       lambda g, ans, x, loc, scale: g * ((loc - x) / (scale * scale)),
+       lambda g, ans, x, loc, scale: _fused.moment_sum(g, x, loc, 1) / (scale * scale),
+       lambda g, ans, x, loc, scale: (_fused.moment_sum(g, x, loc, 2) / (scale * scale * scale)
+                                      - _fused.moment_sum(g, x, loc, 0) / scale),
+       save_out=False)
 
 
 def _normal_params(loc, scale):
@@ -104,10 +143,8 @@ class Normal(Distribution):
         if self._complex:
             z = (value - self.loc) / self.scale
             return -(z * z.conj()).real() - (_LOG_PI + 2.0 * self.scale.log())
-        # (x - μ)² · (-1/(2σ²)) - (log σ + ½ log 2π): the per-element work is three ops
-        # (their backward passes too); everything else is on the parameters' shape
-        k = -0.5 / (self.scale * self.scale)
-        return ops.square(value - self.loc) * k - (self.scale.log() + _util.HALF_LOG_2PI)
+        _fused.check_value(value, self.loc, "Normal.log_prob")
+        return apply(_log_prob, value, self.loc, self.scale)
 
     def probs(self, value):
         """The density at ``value`` (Paddle's name; same as :meth:`prob`)."""

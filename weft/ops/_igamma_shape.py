@@ -248,8 +248,9 @@ def shape_derivative(a, x, order, native=None):
 
 
 def gamma_sample_grad(a, z, native=None):
-    """``dz/da = -(dP/da)(z; a) / p(z; a)`` for Gamma(a, 1) samples ``z`` (float64):
-    the implicit reparameterisation gradient. 0 where ``z`` is 0 or inf."""
+    """``dz/da = -(dP/da)(z; a) / p(z; a)`` for Gamma(a, 1) samples ``z`` (float64, or
+    float32 from the native kernel when ``a`` and ``z`` are both float32): the implicit
+    reparameterisation gradient. 0 where ``z`` is 0 or inf."""
     xp = _xp(a)
     if native is None:
         native = xp is np
@@ -258,10 +259,12 @@ def gamma_sample_grad(a, z, native=None):
 
         eps = _eps_for(a, z)
         a64 = np.ascontiguousarray(a, dtype=np.float64)
-        z64 = np.ascontiguousarray(z, dtype=np.float64)
+        # float32 draws go in as they are (the kernel widens each one as it reads it)
+        wz = np.float32 if np.result_type(a, z) == np.float32 else np.float64
+        z64 = np.ascontiguousarray(z, dtype=wz)
         if a64.size != 1:
             a64, z64 = (np.ascontiguousarray(v) for v in np.broadcast_arrays(a64, z64))
-        out = np.empty(z64.shape)
+        out = np.empty(z64.shape, wz)
         extension.gamma_sample_grad(a64.ravel(), z64.ravel(), out.reshape(-1), eps)
         return out
     lp, r = scaled_shape_derivs(a, z, 1, native)

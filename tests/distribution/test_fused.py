@@ -1,0 +1,119 @@
+"""The fused log-density primitives of weft.distribution (``_fused``): the blocked
+paths (one law over many values) against scipy.stats and the autograd checks, with
+the block made small so that small arrays cross several blocks and end in a partial
+one; the cotangent of a ``sum`` (one number broadcast) takes the reduction's shortcut."""
+import numpy as np
+import pytest
+import scipy.special as sps
+import scipy.stats
+
+import weft
+from weft.autograd import gradcheck, gradgradcheck
+from weft.distribution import Beta, Normal, _fused
+
+
+@pytest.fixture
+def small_block(monkeypatch):
+    monkeypatch.setattr(_fused, "BLOCK", 4)
+
+
+def _t(a, grad=True):
+    return weft.to_tensor(np.asarray(a), stop_gradient=not grad)
+
+
+def _normal(x, loc, scale):
+    return Normal(loc, scale).log_prob(x)
+
+
+def _beta(x, a, b):
+    return Beta(a, b).log_prob(x)
+
+
+@pytest.mark.parametrize("n", [5, 8, 11])
+def test_normal_blocked_matches_scipy_and_gradchecks(small_block, n):
+    rng = np.random.default_rng(n)
+    x, loc, scale = _t(rng.standard_normal(n)), _t(0.3), _t(1.7)
+    assert _fused.blockable(x._data, loc._data, scale._data)
+    np.testing.assert_allclose(_normal(x, loc, scale).numpy(),
+                               scipy.stats.norm.logpdf(x.numpy(), 0.3, 1.7), rtol=1e-14)
+    assert gradcheck(_normal, [x, loc, scale])
+    assert gradgradcheck(_normal, [x, loc, scale])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_normal_sum_gradient_takes_the_shortcut(small_block, dtype):
+    # d/dμ Σ log p = Σ (x-μ)/σ², d/dσ = Σ ((x-μ)²/σ³ - 1/σ): the sum's cotangent is one
+    # number broadcast, so the rules reduce without a full-size product
+    rng = np.random.default_rng(1)
+    xv = rng.standard_normal(37).astype(dtype)
+    loc, scale = _t(np.asarray(0.3, dtype)), _t(np.asarray(1.7, dtype))
+    lp = _normal(_t(xv, grad=False), loc, scale)
+    gl, gs = weft.grad(lp.sum() * 2.0, [loc, scale])
+    z = (xv.astype(np.float64) - 0.3) / 1.7
+    tol = 1e-5 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(float(gl), 2 * (z / 1.7).sum(), rtol=tol)
+    np.testing.assert_allclose(float(gs), 2 * ((z * z - 1) / 1.7).sum(), rtol=tol)
+    assert gl.dtype == loc.dtype and gs.dtype == scale.dtype
+    # a full cotangent gives the weighted sums
+    w = rng.uniform(0.5, 2, 37).astype(dtype)
+    lp = _normal(_t(xv, grad=False), loc, scale)
+    gl, gs = weft.grad(lp, [loc, scale], grad_outputs=[_t(w, grad=False)])
+    np.testing.assert_allclose(float(gl), (w * z / 1.7).sum(), rtol=tol)
+    np.testing.assert_allclose(float(gs), (w * (z * z - 1) / 1.7).sum(), rtol=tol)
+
+
+def test_normal_sum_gradient_matches_the_unblocked_path():
+    rng = np.random.default_rng(2)
+    xv = rng.standard_normal(3 * _fused.BLOCK + 5).astype(np.float32)
+    res = []
+    for x in (xv, xv[::-1]):      # the reversed view is not contiguous: whole-array path
+        loc, scale = _t(np.float32(0.3)), _t(np.float32(1.7))
+        res.append([float(g) for g in weft.grad(_normal(_t(x, grad=False), loc, scale).sum(),
+                                                 [loc, scale])])
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-5)
+
+
+@pytest.mark.parametrize("n", [5, 9])
+def test_beta_blocked_matches_scipy_and_gradchecks(small_block, n):
+    rng = np.random.default_rng(n)
+    x, a, b = _t(rng.uniform(0.05, 0.95, n)), _t(2.5), _t(0.7)
+    assert _fused.blockable(x._data, a._data, b._data)
+    np.testing.assert_allclose(_beta(x, a, b).numpy(),
+                               scipy.stats.beta.logpdf(x.numpy(), 2.5, 0.7), rtol=1e-14)
+    assert gradcheck(_beta, [x, a, b])
+    assert gradgradcheck(_beta, [x, a, b])
+
+
+@pytest.mark.parametrize("blocked", [True, False])
+@pytest.mark.parametrize("ab", [(1.0, 1.0), (1.0, 2.0), (2.0, 1.0), (0.5, 0.5), (2.5, 3.0)])
+def test_beta_support_ends_and_corners(monkeypatch, blocked, ab):
+    # the exact formula (xlogy / xlog1py, -inf outside [0, 1]) wherever the fast one
+    # gives NaN: outside the support, NaN values, and the 0·log 0 corners
+    if blocked:
+        monkeypatch.setattr(_fused, "BLOCK", 4)
+    xv = np.array([0, 1, -0.5, 1.5, np.nan, 0.3, 0, 1, 0.5, 0.2, 0.1, 0.9, 0.0])
+    av, bv = ab
+    want = np.where((xv >= 0) & (xv <= 1),
+                    sps.xlogy(av - 1, xv) + sps.xlog1py(bv - 1, -xv) - sps.betaln(av, bv),
+                    -np.inf)
+    with np.errstate(all="raise"):     # no floating-point warning escapes
+        got = _beta(_t(xv, grad=False), _t(av, grad=False), _t(bv, grad=False)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+
+
+def test_beta_gradients_at_the_ends():
+    # outside [0, 1] every gradient is 0 (the density is constant there); at the corners
+    # the 0/0 terms are 0 (xlogy's convention, mirrored for β at x = 1)
+    x, a, b = _t([-0.5, 1.5, 0.0, 1.0]), _t(np.ones(4)), _t(np.ones(4))
+    gx, ga, gb = weft.grad(_beta(x, a, b).sum(), [x, a, b])
+    psi = sps.digamma(1.0) - sps.digamma(2.0)
+    np.testing.assert_allclose(gx.numpy(), [0, 0, 0, 0])
+    np.testing.assert_allclose(ga.numpy(), [0, 0, -psi, np.log(1.0) - psi])
+    np.testing.assert_allclose(gb.numpy(), [0, 0, np.log1p(-0.0) - psi, -psi])
+
+
+def test_log_prob_value_shape_error():
+    with pytest.raises(ValueError, match=r"Normal.log_prob: value of shape \[3\]"):
+        Normal(weft.zeros([4]), weft.ones([4])).log_prob(weft.zeros([3]))
+    with pytest.raises(ValueError, match=r"Beta.log_prob: value of shape \[2, 3\]"):
+        Beta(weft.ones([4]), weft.ones([4])).log_prob(weft.full([2, 3], 0.5))
