@@ -284,12 +284,40 @@ def tri_mahalanobis(lower, diff):
     return ops.transpose(m, back)
 
 
-def log1p_square(z):
-    """``log(1 + z²)``; above |z| = 1 as ``2 log|z| + log1p(1/z²)``, so huge ``z`` do not
-    overflow (each branch gets arguments that are safe where it is not taken)."""
-    az = z.abs()
-    big = az > 1
-    a = ops.where(big, az, 2.0)
-    small = ops.where(big, 0.0, z)
-    inv = 1.0 / a
-    return ops.where(big, 2.0 * a.log() + (inv * inv).log1p(), (small * small).log1p())
+def log1p_square(d, s=None):
+    """``log(1 + (d/s)²)`` (``s > 0``; ``s=None``: ``log(1 + d²)``) without forming
+    ``d/s`` where it overflows: above ``|d| = s`` as ``2 (log|d| - log s) +
+    log1p((s/d)²)``, so a huge ratio (``x`` far out, or a tiny scale in float32) stays
+    finite, and so do the gradients of both arguments. Each branch gets arguments
+    that are safe where it is not taken."""
+    ad = d.abs()
+    big = ad > (1.0 if s is None else s)
+    a = ops.where(big, ad, 2.0)
+    small = ops.where(big, 0.0, d)
+    if s is None:
+        r = 1.0 / a
+        return ops.where(big, 2.0 * a.log() + (r * r).log1p(), (small * small).log1p())
+    sb = ops.where(big, s, 1.0)
+    r = sb / a
+    z = small / s
+    return ops.where(big, 2.0 * (a.log() - sb.log()) + (r * r).log1p(), (z * z).log1p())
+
+
+# coefficients of ψ(a + ½) - ψ(a) = 1/(2a) + Σ c_k a^-2k (asymptotic, from ψ's
+# Bernoulli-number expansion); from a = 12 on, seven terms are below float64 rounding
+_DIGAMMA_HALF_STEP = (1 / 8, -1 / 64, 1 / 128, -17 / 2048, 31 / 2048, -691 / 16384)
+
+
+def digamma_half_step(a):
+    """``ψ(a + ½) - ψ(a)`` for ``a > 0``. The plain difference cancels for large ``a``
+    (both ~ log a, the difference ~ 1/(2a): every float32 digit is gone at a = 5e5),
+    so above 12 the asymptotic series is used."""
+    big = a > 12
+    x = 1.0 / ops.where(big, a, 13.0)
+    x2 = x * x
+    acc = _DIGAMMA_HALF_STEP[-1]
+    for c in reversed(_DIGAMMA_HALF_STEP[:-1]):
+        acc = acc * x2 + c
+    series = 0.5 * x + x2 * acc
+    small = ops.where(big, 1.0, a)
+    return ops.where(big, series, ops.digamma(small + 0.5) - ops.digamma(small))
