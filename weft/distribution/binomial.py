@@ -30,6 +30,11 @@ def _total_count(total_count, op):
     return total_count
 
 
+def _binomial_log_pmf(k, n, p):
+    return (-(n + 1.0).log() - ops.betaln(n - k + 1.0, k + 1.0)
+            + ops.xlogy(k, p) + ops.xlog1py(n - k, -p))
+
+
 class Binomial(Distribution):
     """The number of successes in ``total_count`` independent trials of probability
     ``probs``. ``total_count`` is an int or a Tensor of non-negative integers (an
@@ -89,8 +94,11 @@ class Binomial(Distribution):
         _discrete.check_support(self, value)
         n, p = self.total_count, self.probs
         k = _discrete.safe_count(value, n)
-        lp = (ops.lgamma(n + 1.0) - ops.lgamma(k + 1.0) - ops.lgamma(n - k + 1.0)
-              + ops.xlogy(k, p) + ops.xlog1py(n - k, -p))
+        # log C(n, k) = -log(n + 1) - betaln(n - k + 1, k + 1): the three-lgamma sum
+        # cancels (float32 lost a nat at n = 1e6, where each lgamma is ~1.3e7). The
+        # terms still cancel against k log p + (n - k) log(1 - p), each of size n, so
+        # float32 is evaluated in float64 and rounded once at the end
+        lp = _util.widened(_binomial_log_pmf, k, n, p)
         ok = _discrete.is_count(value) & (value <= n)
         return ops.where(ok, lp, float("-inf"))
 

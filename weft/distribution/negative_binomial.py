@@ -9,6 +9,26 @@ from .distribution import Distribution
 __all__ = ["NegativeBinomial"]
 
 
+def _log_p_q(x, logits):
+    """``(log p, log(1 - p))`` of probabilities ``x``, or of logits ``x`` (then without
+    cancellation)."""
+    if logits:
+        return _util.log_sigmoid(x), _util.log_sigmoid(-x)
+    return x.log(), (-x).log1p()
+
+
+def _nb_log_pmf(k, r, lp, lq):
+    # log C(k + r - 1, k) = lgamma(k + r) - lgamma(k + 1) - lgamma(r) cancels for large
+    # arguments; as -log(k + r) - betaln(k + 1, r) it does not (k = r = 0, a point mass
+    # at 0, is the limit 0)
+    kr = k + r
+    empty = kr == 0
+    comb = ops.where(empty, 0.0, -ops.where(empty, 1.0, kr).log()
+                     - ops.betaln(k + 1.0, ops.where(empty, 1.0, r)))
+    # k log p is 0 at k = 0 even for p = 0
+    return comb + ops.where(k > 0, k * lp, ops.zeros_like(k)) + r * lq
+
+
 class NegativeBinomial(Distribution):
     """The number of successes (probability ``probs``) before ``total_count`` failures
     (PyTorch's convention): mass ``C(k + r - 1, k) p^k (1 - p)^r``. Give exactly one of
@@ -63,10 +83,8 @@ class NegativeBinomial(Distribution):
                                  "constraint HalfOpenInterval(0.0, 1.0)")
 
     def _log_p_q(self):
-        """``(log p, log(1 - p))``, from the logits without cancellation when given."""
-        if "_logits" in vars(self):
-            return _util.log_sigmoid(self._logits), _util.log_sigmoid(-self._logits)
-        return self._probs.log(), (-self._probs).log1p()
+        given = "_logits" in vars(self)
+        return _log_p_q(self._logits if given else self._probs, given)
 
     @property
     def mean(self):
@@ -95,12 +113,11 @@ class NegativeBinomial(Distribution):
     def log_prob(self, value):
         value = self._value(value, check=False)
         _discrete.check_support(self, value)
-        r = self.total_count
-        lp, lq = self._log_p_q()
         k = _discrete.safe_count(value)
-        comb = ops.lgamma(k + r) - ops.lgamma(k + 1.0) - ops.lgamma(r)
-        # k log p is 0 at k = 0 even for p = 0
-        out = comb + ops.where(k > 0, k * lp, ops.zeros_like(k)) + r * lq
+        given = "_logits" in vars(self)
+        x = self._logits if given else self._probs
+        out = _util.widened(lambda k, r, x: _nb_log_pmf(k, r, *_log_p_q(x, given)),
+                                k, self.total_count, x)
         return ops.where(_discrete.is_count(value), out, float("-inf"))
 
     def cdf(self, value):

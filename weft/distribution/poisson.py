@@ -8,6 +8,10 @@ from .distribution import Distribution
 __all__ = ["Poisson"]
 
 
+def _poisson_log_pmf(k, rate):
+    return ops.xlogy(k, rate) - rate - ops.lgamma(k + 1.0)
+
+
 class Poisson(Distribution):
     """The Poisson distribution with mean ``rate`` on ``{0, 1, 2, ...}``; samples are
     float counts.
@@ -52,7 +56,8 @@ class Poisson(Distribution):
         value = self._value(value, check=False)
         _discrete.check_support(self, value)
         k = _discrete.safe_count(value)
-        lp = ops.xlogy(k, self.rate) - self.rate - ops.lgamma(k + 1.0)
+        # k log λ - λ - lgamma(k + 1) cancels for large λ: float32 in float64
+        lp = _util.widened(_poisson_log_pmf, k, self.rate)
         return ops.where(_discrete.is_count(value), lp, float("-inf"))
 
     def cdf(self, value):
