@@ -160,7 +160,46 @@ CASES = [
     Case("FisherSnedecor-tiny-df", lambda df1, df2: D.FisherSnedecor(df1, df2),
          {"df1": 0.01, "df2": 0.01}, "log_prob", lambda p, x: _mp_f_logpdf(p, x),
          [1e-300, 1e-30, 1.0, 1e30, 1e300], dtypes=(F64,)),
+    # ContinuousBernoulli: clamped logits (float32 log_prob 50% off at p = 1e-12); the
+    # closed-form cdf/icdf cancelled at small values (float32 cdf 0 at v = 1e-11) and were
+    # replaced by v inside lims (5e-4 off at p = 0.5009)
+    Case("ContinuousBernoulli-tiny-p", lambda probs: D.ContinuousBernoulli(probs),
+         {"probs": 1e-12}, "log_prob", lambda p, x: _mp(lambda v: _cb_logpdf(p, v), x),
+         [0.0, 1e-12, 0.01, 0.5, 0.99, 1.0]),
+    Case("ContinuousBernoulli-cdf-small", lambda probs: D.ContinuousBernoulli(probs),
+         {"probs": 1e-4}, "cdf", lambda p, x: _mp(lambda v: _cb_cdf(p, v), x),
+         [0.0, 1e-30, 1e-11, 1e-4, 0.5, 1.0]),
+    Case("ContinuousBernoulli-cdf-inside-lims", lambda probs: D.ContinuousBernoulli(probs),
+         {"probs": 0.5009}, "cdf", lambda p, x: _mp(lambda v: _cb_cdf(p, v), x),
+         [1e-20, 0.25, 0.5, 0.75]),
+    Case("ContinuousBernoulli-icdf-small", lambda probs: D.ContinuousBernoulli(probs),
+         {"probs": 0.9999}, "icdf", lambda p, q: _mp(lambda v: _cb_icdf(p, v), q),
+         [0.0, 1e-30, 1e-10, 0.5, 1 - 2 ** -20, 1.0]),
+    Case("ContinuousBernoulli-icdf-inside-lims", lambda probs: D.ContinuousBernoulli(probs),
+         {"probs": 0.4995}, "icdf", lambda p, q: _mp(lambda v: _cb_icdf(p, v), q),
+         [1e-20, 0.25, 0.5, 0.75]),
 ]
+
+
+def _cb_log_odds(p):
+    p = mp.mpf(p["probs"])
+    return mp.log(p / (1 - p))
+
+
+def _cb_logpdf(p, v):
+    q = mp.mpf(p["probs"])
+    return (mp.log(2 * mp.atanh(1 - 2 * q) / (1 - 2 * q)) + v * mp.log(q)
+            + (1 - v) * mp.log1p(-q))
+
+
+def _cb_cdf(p, v):
+    lo = _cb_log_odds(p)
+    return mp.expm1(v * lo) / mp.expm1(lo)
+
+
+def _cb_icdf(p, q):
+    lo = _cb_log_odds(p)
+    return mp.log1p(q * mp.expm1(lo)) / lo
 
 
 def _mp1(f, v):
