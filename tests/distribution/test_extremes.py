@@ -58,6 +58,91 @@ def _logpdf(dist):
     return lambda p, x: dist(**p).logpdf(x)
 
 
+def _tn(loc, scale, low, high):
+    return D.TruncatedNormal(loc, scale, low, high)
+
+
+def _tn_mass(a, b):
+    """Φ(b) - Φ(a) in mpmath (mirrored in the upper tail)."""
+    a, b = mp.mpf(a), mp.mpf(b)
+    return mp.ncdf(-a) - mp.ncdf(-b) if a > 0 else mp.ncdf(b) - mp.ncdf(a)
+
+
+def _tn_quantile(p, q):
+    a, b = mp.mpf(p["low"]), mp.mpf(p["high"])
+    return mp.sqrt(2) * mp.erfinv(2 * ((1 - q) * mp.ncdf(a) + q * mp.ncdf(b)) - 1)
+
+
+def _tn_moments(p):
+    """Mean, variance and entropy of N(0, 1) on [low, high] from the closed forms in
+    80-digit arithmetic (enough for their cancellation)."""
+    with mp.workdps(80):
+        a, b = mp.mpf(p["low"]), mp.mpf(p["high"])
+
+        def phi(z):
+            return mp.npdf(z) if mp.isfinite(z) else mp.mpf(0)
+
+        def zphi(z):
+            return z * mp.npdf(z) if mp.isfinite(z) else mp.mpf(0)
+        z = _tn_mass(a, b)
+        m = (phi(a) - phi(b)) / z
+        second = (zphi(a) - zphi(b)) / z
+        return {"mean": float(m), "variance": float(1 + second - m * m),
+                "entropy": float(mp.log(z) + mp.log(2 * mp.pi) / 2 + (1 + second) / 2)}
+
+
+def _cb_log_odds(p):
+    p = mp.mpf(p["probs"])
+    return mp.log(p / (1 - p))
+
+
+def _cb_logpdf(p, v):
+    q = mp.mpf(p["probs"])
+    return (mp.log(2 * mp.atanh(1 - 2 * q) / (1 - 2 * q)) + v * mp.log(q)
+            + (1 - v) * mp.log1p(-q))
+
+
+def _cb_cdf(p, v):
+    lo = _cb_log_odds(p)
+    return mp.expm1(v * lo) / mp.expm1(lo)
+
+
+def _cb_icdf(p, q):
+    lo = _cb_log_odds(p)
+    return mp.log1p(q * mp.expm1(lo)) / lo
+
+
+def _mp1(f, v):
+    with mp.workdps(50):
+        return float(f(mp.mpf(v)))
+
+
+def _lognormal_var(loc, scale):
+    with mp.workdps(50):
+        s2 = mp.mpf(scale) ** 2
+        return float(mp.expm1(s2) * mp.exp(2 * mp.mpf(loc) + s2))
+
+
+def _mp_f_logpdf(p, x):
+    with mp.workdps(60):
+        h1, h2 = mp.mpf(p["df1"]) / 2, mp.mpf(p["df2"]) / 2
+
+        def lp(v):
+            s = h1 * 2 * v + h2 * 2
+            return (h1 * mp.log(h1 * 2 * v / s) + h2 * mp.log(h2 * 2 / s) - mp.log(v)
+                    - mp.log(mp.beta(h1, h2)))
+        return _mp(lp, x)
+
+
+def _mp_t_entropy(df):
+    with mp.workdps(50):
+        nu = mp.mpf(df)
+        h = (nu + 1) / 2
+        return float(h * (mp.digamma(h) - mp.digamma(nu / 2)) + mp.log(nu) / 2
+                     + mp.log(mp.beta(nu / 2, mp.mpf(1) / 2)))
+
+
+
 CASES = [
     # Cauchy / HalfCauchy: log(1 + z²) from (x - loc, scale); z = 1e40 overflowed float32
     Case("Cauchy-tiny-scale-far", lambda loc, scale: D.Cauchy(loc, scale),
@@ -178,58 +263,36 @@ CASES = [
     Case("ContinuousBernoulli-icdf-inside-lims", lambda probs: D.ContinuousBernoulli(probs),
          {"probs": 0.4995}, "icdf", lambda p, q: _mp(lambda v: _cb_icdf(p, v), q),
          [1e-20, 0.25, 0.5, 0.75]),
+    # TruncatedNormal: Z underflows beyond 38 σ ((aφ(a) - bφ(b))/Z was 0/0: NaN
+    # variance); the closed-form moments cancel far out ([1000, 1000.01]: variance 24x
+    # too large) and on short intervals ([5, 5 + 1e-8]: 3e-6 for 8e-18); float32 gave
+    # Z = 0 on [-1e-8, 1e-8] (log_prob inf, cdf NaN) and one point for every quantile.
+    # (mpmath: scipy.stats.truncnorm is itself wrong in most of these corners)
+    *[Case(f"TruncatedNormal-{lo}-{hi}-{m}", _tn, {"loc": 0.0, "scale": 1.0, "low": lo,
+                                                   "high": hi}, m,
+           (lambda m: lambda p: _tn_moments(p)[m])(m), dtypes=dts)
+      for lo, hi, dts in ((40.0, 50.0, (F32, F64)), (-math.inf, -30.0, (F32, F64)),
+                          (1000.0, 1000.01, (F32, F64)), (5.0, 5.0 + 1e-8, (F64,)),
+                          (-1e-8, 1e-8, (F32, F64)), (4.0, 6.0, (F32, F64)))
+      for m in ("mean", "variance", "entropy")],
+    Case("TruncatedNormal-narrow-log_prob", _tn, {"loc": 0.0, "scale": 1.0, "low": -1e-8,
+                                                 "high": 1e-8}, "log_prob",
+         lambda p, x: _mp(lambda v: -v * v / 2 - mp.log(2 * mp.pi) / 2
+                          - mp.log(_tn_mass(p["low"], p["high"])), x), [-5e-9, 0.0, 5e-9]),
+    Case("TruncatedNormal-narrow-cdf", _tn, {"loc": 0.0, "scale": 1.0, "low": -1e-8,
+                                            "high": 1e-8}, "cdf",
+         lambda p, x: _mp(lambda v: _tn_mass(p["low"], v) / _tn_mass(p["low"], p["high"]),
+                          x), [-5e-9, 0.0, 5e-9]),
+    # (the cdf just above the lower bound: two close log-cdfs cancelled there)
+    Case("TruncatedNormal-cdf-at-low", _tn, {"loc": 0.0, "scale": 1.0, "low": 40.0,
+                                            "high": 50.0}, "cdf",
+         lambda p, x: _mp(lambda v: _tn_mass(p["low"], v) / _tn_mass(p["low"], p["high"]),
+                          x), [40.0000000000025, 40.001, 40.1], dtypes=(F64,)),
+    Case("TruncatedNormal-narrow-icdf", _tn, {"loc": 0.0, "scale": 1.0, "low": -1e-8,
+                                             "high": 1e-8}, "icdf",
+         lambda p, q: _mp(lambda v: _tn_quantile(p, v), q), [0.0, 0.1, 0.5, 0.9, 1.0],
+         rtol={F32: 2e-5, F64: 1e-7}),   # ndtri_exp of a log-cdf near log ½: 1e-16/1e-8
 ]
-
-
-def _cb_log_odds(p):
-    p = mp.mpf(p["probs"])
-    return mp.log(p / (1 - p))
-
-
-def _cb_logpdf(p, v):
-    q = mp.mpf(p["probs"])
-    return (mp.log(2 * mp.atanh(1 - 2 * q) / (1 - 2 * q)) + v * mp.log(q)
-            + (1 - v) * mp.log1p(-q))
-
-
-def _cb_cdf(p, v):
-    lo = _cb_log_odds(p)
-    return mp.expm1(v * lo) / mp.expm1(lo)
-
-
-def _cb_icdf(p, q):
-    lo = _cb_log_odds(p)
-    return mp.log1p(q * mp.expm1(lo)) / lo
-
-
-def _mp1(f, v):
-    with mp.workdps(50):
-        return float(f(mp.mpf(v)))
-
-
-def _lognormal_var(loc, scale):
-    with mp.workdps(50):
-        s2 = mp.mpf(scale) ** 2
-        return float(mp.expm1(s2) * mp.exp(2 * mp.mpf(loc) + s2))
-
-
-def _mp_f_logpdf(p, x):
-    with mp.workdps(60):
-        h1, h2 = mp.mpf(p["df1"]) / 2, mp.mpf(p["df2"]) / 2
-
-        def lp(v):
-            s = h1 * 2 * v + h2 * 2
-            return (h1 * mp.log(h1 * 2 * v / s) + h2 * mp.log(h2 * 2 / s) - mp.log(v)
-                    - mp.log(mp.beta(h1, h2)))
-        return _mp(lp, x)
-
-
-def _mp_t_entropy(df):
-    with mp.workdps(50):
-        nu = mp.mpf(df)
-        h = (nu + 1) / 2
-        return float(h * (mp.digamma(h) - mp.digamma(nu / 2)) + mp.log(nu) / 2
-                     + mp.log(mp.beta(nu / 2, mp.mpf(1) / 2)))
 
 
 _PARAMS = [pytest.param(c, dt, id=f"{c.id}-{np.dtype(dt).name}") for c in CASES
@@ -276,3 +339,37 @@ def test_log_prob_grad_finite(case, dtype):
         for name, g in zip(list(ts) + ["value"], gs):
             if g is not None:
                 assert np.isfinite(g.numpy()).all(), (case.id, name, v, g.numpy())
+
+
+_TN_GRAD = [(0.0, 1.0, 40.0, 50.0), (0.2, 1.5, -math.inf, -30.0), (0.0, 1.0, 30.0, math.inf),
+            (0.1, 0.7, -math.inf, math.inf), (0.0, 1.0, 5.0, 5.05), (0.0, 2.0, 7.0, 8.0),
+            (0.3, 1.0, -1.0, 2.0)]
+
+
+@pytest.mark.parametrize("params", _TN_GRAD, ids=str)
+def test_truncated_normal_gradients(params):
+    """gradcheck (float64) of every differentiable member with respect to the finite
+    parameters, across the narrow, far-tail and general branches and infinite bounds
+    (whose 0·inf made the loc/scale gradients NaN); rsample's gradients are finite."""
+    fin = [math.isfinite(v) for v in params]
+
+    def build(*xs):
+        it = iter(xs)
+        return D.TruncatedNormal(*[next(it) if f else _t([v], F64)
+                                   for v, f in zip(params, fin)])
+
+    leaves = [_t([v], F64, grad=True) for v, f in zip(params, fin) if f]
+    lo, hi = params[2], params[3]
+    a = lo if math.isfinite(lo) else (hi - 3.0 if math.isfinite(hi) else -3.0)
+    b = hi if math.isfinite(hi) else a + 3.0
+    x = _t([a + (b - a) / 3, a + 2 * (b - a) / 3], F64)
+    q = _t([0.1, 0.5, 0.9], F64)
+    members = {"log_prob": lambda *p: build(*p).log_prob(x), "cdf": lambda *p: build(*p).cdf(x),
+               "icdf": lambda *p: build(*p).icdf(q), "mean": lambda *p: build(*p).mean,
+               "variance": lambda *p: build(*p).variance,
+               "entropy": lambda *p: build(*p).entropy()}
+    for name, f in members.items():
+        assert weft.autograd.gradcheck(f, tuple(leaves), rtol=1e-4, atol=1e-7), name
+    r = build(*leaves).rsample([64])
+    for g in weft.autograd.grad(r.sum(), leaves):
+        assert np.isfinite(g.numpy()).all()

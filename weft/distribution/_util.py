@@ -169,7 +169,10 @@ def widened(fn, *args):
     dtype = args[0]._data.dtype
     if dtype == np.float64:
         return fn(*args)
-    return fn(*(a.astype(np.float64) for a in args)).astype(dtype)
+    out = fn(*(a.astype(np.float64) for a in args))
+    if isinstance(out, tuple):
+        return tuple(o.astype(dtype) for o in out)
+    return out.astype(dtype)
 
 
 def softplus(x):
