@@ -112,6 +112,13 @@ def _cb_icdf(p, q):
     return mp.log1p(q * mp.expm1(lo)) / lo
 
 
+def _kumaraswamy_var(a, b):
+    with mp.workdps(60):
+        a, b = mp.mpf(a), mp.mpf(b)
+        m1 = b * mp.beta(1 + 1 / a, b)
+        return float(b * mp.beta(1 + 2 / a, b) - m1 * m1)
+
+
 def _mp1(f, v):
     with mp.workdps(50):
         return float(f(mp.mpf(v)))
@@ -292,6 +299,61 @@ CASES = [
                                              "high": 1e-8}, "icdf",
          lambda p, q: _mp(lambda v: _tn_quantile(p, v), q), [0.0, 0.1, 0.5, 0.9, 1.0],
          rtol={F32: 2e-5, F64: 1e-7}),   # ndtri_exp of a log-cdf near log ½: 1e-16/1e-8
+    # Weibull: (x/scale)^k overflowed float32 at scale 1e-30 (log_prob -inf, cdf 1) and
+    # lost digits as a subnormal at scale 1e30; Γ(1+2/k) - Γ(1+1/k)² cancelled (2% in
+    # float32 at k = 1000)
+    Case("Weibull-tiny-scale-far", lambda scale, concentration: D.Weibull(scale, concentration),
+         {"scale": 1e-30, "concentration": 0.01}, "log_prob",
+         _logpdf(lambda scale, concentration: stats.weibull_min(concentration, scale=scale)),
+         [1e-29, 1e3, 1e10]),
+    Case("Weibull-tiny-scale-cdf", lambda scale, concentration: D.Weibull(scale, concentration),
+         {"scale": 1e-30, "concentration": 0.01}, "cdf",
+         lambda p, x: stats.weibull_min(p["concentration"], scale=p["scale"]).cdf(x),
+         [1e-29, 1e3, 1e10]),
+    Case("Weibull-huge-scale-small", lambda scale, concentration: D.Weibull(scale, concentration),
+         {"scale": 1e30, "concentration": 0.01}, "log_prob",
+         _logpdf(lambda scale, concentration: stats.weibull_min(concentration, scale=scale)),
+         [1.7e-15, 1.0]),
+    Case("Weibull-large-k-variance", lambda scale, concentration: D.Weibull(scale, concentration),
+         {"scale": 1.0, "concentration": 1000.0}, "variance",
+         lambda p: _mp1(lambda k: mp.gamma(1 + 2 / k) - mp.gamma(1 + 1 / k) ** 2,
+                        p["concentration"])),
+    # Pareto: α log s - (α+1) log x subtracted terms of size α·log s; the cdf just above
+    # the scale needs log1p((x - s)/s) (mpmath: scipy's 1 - (s/x)^α is the one off)
+    Case("Pareto-large-alpha", lambda scale, alpha: D.Pareto(scale, alpha),
+         {"scale": 1e30, "alpha": 1e4}, "log_prob",
+         lambda p, x: _mp(lambda v: mp.log(p["alpha"]) + p["alpha"] * mp.log(p["scale"])
+                          - (p["alpha"] + 1) * mp.log(v), x),
+         [1.0000001e30, 1.00007e30, 1.0037e30, 1.1e30]),
+    Case("Pareto-cdf-near-scale", lambda scale, alpha: D.Pareto(scale, alpha),
+         {"scale": 1e-30, "alpha": 1e4}, "cdf",
+         lambda p, x: _mp(lambda v: 1 - (mp.mpf(p["scale"]) / v) ** p["alpha"], x),
+         [1.00000000000001e-30, 1.0000001e-30, 3e-30], dtypes=(F64,)),
+    # Kumaraswamy: E[X²] - E[X]² cancelled when concentrated (half the float64 digits at
+    # a = 1000, b = 0.01)
+    Case("Kumaraswamy-concentrated-variance", lambda concentration1, concentration0:
+         D.Kumaraswamy(concentration1, concentration0),
+         {"concentration1": 1000.0, "concentration0": 0.01}, "variance",
+         lambda p: _kumaraswamy_var(p["concentration1"], p["concentration0"]),
+         rtol={F32: 2e-5, F64: 1e-8}),   # betaln's own accuracy near (1 + 1e-3, 0.01)
+    Case("Kumaraswamy-both-large-variance", lambda concentration1, concentration0:
+         D.Kumaraswamy(concentration1, concentration0),
+         {"concentration1": 1000.0, "concentration0": 1000.0}, "variance",
+         lambda p: _kumaraswamy_var(p["concentration1"], p["concentration0"]),
+         rtol={F32: 2e-5, F64: 1e-8}),
+    # InverseGamma.icdf was rate/gammaincinv(a, 1 - q): 0 below q = 1e-16
+    Case("InverseGamma-icdf-small-q", lambda concentration, rate: D.InverseGamma(
+         concentration, rate), {"concentration": 1.0, "rate": 1.0}, "icdf",
+         lambda p, q: stats.invgamma(p["concentration"], scale=p["rate"]).ppf(q),
+         [1e-300, 1e-30, 1e-10, 0.5, 1 - 1e-7, 1.0], dtypes=(F64,)),
+    Case("InverseGamma-icdf-small-q-f32", lambda concentration, rate: D.InverseGamma(
+         concentration, rate), {"concentration": 1e4, "rate": 1.0}, "icdf",
+         lambda p, q: stats.invgamma(p["concentration"], scale=p["rate"]).ppf(q),
+         [1e-30, 1e-10, 0.5], dtypes=(F32,)),
+    Case("InverseGamma-large-a", lambda concentration, rate: D.InverseGamma(
+         concentration, rate), {"concentration": 1e4, "rate": 1e30}, "log_prob",
+         _logpdf(lambda concentration, rate: stats.invgamma(concentration, scale=rate)),
+         [8.94e25, 1e26, 1.087e26]),
 ]
 
 
