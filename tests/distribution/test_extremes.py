@@ -119,6 +119,27 @@ def _kumaraswamy_var(a, b):
         return float(b * mp.beta(1 + 2 / a, b) - m1 * m1)
 
 
+def _mp_binom(n, k, p):
+    n, k, p = mp.mpf(n), mp.mpf(k), mp.mpf(p)
+    return (mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
+            + k * mp.log(p) + (n - k) * mp.log1p(-p))
+
+
+def _mp_nb(p, k):
+    r, q = mp.mpf(p["total_count"]), mp.mpf(p["probs"])
+    return (mp.loggamma(k + r) - mp.loggamma(k + 1) - mp.loggamma(r) + k * mp.log(q)
+            + r * mp.log1p(-q))
+
+
+def _mp_nb_entropy(p):
+    with mp.workdps(30):
+        total = mp.mpf(0)
+        for k in range(0, 200):       # the mass beyond 200 is below 2^-200
+            lp = _mp_nb(p, mp.mpf(k))
+            total -= mp.exp(lp) * lp
+        return float(total)
+
+
 def _mp1(f, v):
     with mp.workdps(50):
         return float(f(mp.mpf(v)))
@@ -219,25 +240,48 @@ CASES = [
          {"loc": 0.0, "scale": 1e-8}, "variance",
          lambda p: _lognormal_var(p["loc"], p["scale"])),
     # count families: log-masses whose terms of size n cancel (float32 lost a nat at
-    # n = 1e6), now -log(n+1) - betaln(...) evaluated in float64 for float32
+    # n = 1e6, float64 1e-5 at n = 1e9), now in Loader's saddle-point form (mpmath:
+    # scipy's own logpmf is 2e-9 off at these sizes)
     Case("Binomial-large-n", lambda total_count, probs: D.Binomial(total_count, probs),
-         {"total_count": 1e6, "probs": 0.5}, "log_prob",
-         lambda p, x: stats.binom(p["total_count"], p["probs"]).logpmf(x),
-         [0.0, 481479.0, 499738.0, 500000.0, 504145.0, 1e6], rtol=_BETALN_LARGE),
+         {"total_count": 1e6, "probs": 0.5}, "log_prob", lambda p, x: _mp(
+             lambda k: _mp_binom(p["total_count"], k, p["probs"]), x),
+         [0.0, 3.0, 481479.0, 499738.0, 500000.0, 504145.0, 1e6]),
+    Case("Binomial-huge-n", lambda total_count, probs: D.Binomial(total_count, probs),
+         {"total_count": 1e9, "probs": 0.3}, "log_prob", lambda p, x: _mp(
+             lambda k: _mp_binom(p["total_count"], k, p["probs"]), x),
+         [2.99e8, 3e8, 3.0001e8], dtypes=(F64,)),
     Case("Binomial-large-n-tiny-p", lambda total_count, probs: D.Binomial(total_count, probs),
-         {"total_count": 1e6, "probs": 1e-12}, "log_prob",
-         lambda p, x: stats.binom(p["total_count"], p["probs"]).logpmf(x), [0.0, 1.0, 2.0],
-         rtol=_BETALN_LARGE),
+         {"total_count": 1e6, "probs": 1e-12}, "log_prob", lambda p, x: _mp(
+             lambda k: _mp_binom(p["total_count"], k, p["probs"]), x), [0.0, 1.0, 2.0]),
     Case("Poisson-large-rate", lambda rate: D.Poisson(rate), {"rate": 1e6}, "log_prob",
-         lambda p, x: stats.poisson(p["rate"]).logpmf(x),
-         [988558.0, 999475.0, 1e6, 1008220.0]),
+         lambda p, x: _mp(lambda k: k * mp.log(p["rate"]) - p["rate"] - mp.loggamma(k + 1), x),
+         [0.0, 988558.0, 999475.0, 1e6, 1008220.0]),
+    Case("Poisson-huge-rate", lambda rate: D.Poisson(rate), {"rate": 1e12}, "log_prob",
+         lambda p, x: _mp(lambda k: k * mp.log(p["rate"]) - p["rate"] - mp.loggamma(k + 1), x),
+         [1e12 - 3e6, 1e12, 1e12 + 1e6], dtypes=(F64,)),
     Case("NegativeBinomial-large-r", lambda total_count, probs: D.NegativeBinomial(
          total_count, probs=probs), {"total_count": 1e6, "probs": 0.5}, "log_prob",
-         lambda p, x: stats.nbinom(p["total_count"], 0.5).logpmf(x),
-         [0.0, 1.0, 998000.0, 1e6, 1004000.0], rtol=_BETALN_LARGE),
+         lambda p, x: _mp(lambda k: _mp_nb(p, k), x), [0.0, 1.0, 998000.0, 1e6, 1004000.0]),
+    Case("NegativeBinomial-tiny-r", lambda total_count, probs: D.NegativeBinomial(
+         total_count, probs=probs), {"total_count": 1e-3, "probs": 0.5}, "log_prob",
+         lambda p, x: _mp(lambda k: _mp_nb(p, k), x), [0.0, 1.0, 50.0]),
     Case("NegativeBinomial-zero-r", lambda total_count, probs: D.NegativeBinomial(
          total_count, probs=probs), {"total_count": 0.0, "probs": 0.3}, "log_prob",
          lambda p, x: np.where(x == 0, 0.0, -np.inf), [0.0, 1.0, 5.0]),
+    # entropies: summed over a window around the mean (the full arange(0, max) took 20 GB
+    # at n = 1e9), on a grid beyond 2^20 points, and Poisson's asymptotic series from
+    # λ = 1000 (scipy's poisson entropy is 3x off at λ = 1e6)
+    Case("Poisson-entropy-huge", lambda rate: D.Poisson(rate), {"rate": 1e12}, "entropy",
+         lambda p: _mp1(lambda v: mp.log(2 * mp.pi * mp.e * v) / 2 - 1 / (12 * v)
+                        - 1 / (24 * v ** 2) - mp.mpf(19) / (360 * v ** 3), p["rate"]),
+         dtypes=(F64,)),
+    Case("Binomial-entropy-huge-n", lambda total_count, probs: D.Binomial(total_count, probs),
+         {"total_count": 1e12, "probs": 0.3}, "entropy",
+         lambda p: _mp1(lambda v: mp.log(2 * mp.pi * mp.e * v * mp.mpf(0.3) * mp.mpf(0.7)) / 2,
+                        p["total_count"]), rtol={F64: 1e-12}, dtypes=(F64,)),
+    Case("NegativeBinomial-entropy-tiny-r", lambda total_count, probs: D.NegativeBinomial(
+         total_count, probs=probs), {"total_count": 1e-3, "probs": 0.5}, "entropy",
+         lambda p: _mp_nb_entropy(p), dtypes=(F64,)),
     # FisherSnedecor: h1 log(d1/d2) + (h1-1) log x - (h1+h2) log1p(d1 x/d2) lost every
     # float32 digit at df1 = 1e6 (mpmath: scipy's f.logpdf is that same sum)
     Case("FisherSnedecor-huge-df1", lambda df1, df2: D.FisherSnedecor(df1, df2),
@@ -435,3 +479,42 @@ def test_truncated_normal_gradients(params):
     r = build(*leaves).rsample([64])
     for g in weft.autograd.grad(r.sum(), leaves):
         assert np.isfinite(g.numpy()).all()
+
+
+def _mp_poisson_sf(k, rate):
+    return mp.gammainc(k + 1, 0, mp.mpf(rate), regularized=True)      # P(X > k)
+
+
+def _mp_nb_sf(k, r, p, terms=400):
+    r, p = mp.mpf(r), mp.mpf(p)
+    j = k + 1
+    term = mp.exp(mp.loggamma(j + r) - mp.loggamma(j + 1) - mp.loggamma(r) + j * mp.log(p)
+                  + r * mp.log1p(-p))
+    total = mp.mpf(0)
+    for _ in range(terms):                                              # P(X > k)
+        total += term
+        term *= (j + r) / (j + 1) * p
+        j += 1
+    return total
+
+
+@pytest.mark.parametrize("name,build,sf", [
+    ("Poisson(1e6)", lambda: D.Poisson(_t([1e6], F64)), lambda k: _mp_poisson_sf(k, 1e6)),
+    ("Poisson(3)", lambda: D.Poisson(_t([3.0], F64)), lambda k: _mp_poisson_sf(k, 3.0)),
+    ("NegativeBinomial(1e-3, 0.5)", lambda: D.NegativeBinomial(_t([1e-3], F64),
+                                                              probs=_t([0.5], F64)),
+     lambda k: _mp_nb_sf(k, 1e-3, 0.5)),
+    ("NegativeBinomial(3, 0.3)", lambda: D.NegativeBinomial(_t([3.0], F64),
+                                                           probs=_t([0.3], F64)),
+     lambda k: _mp_nb_sf(k, 3.0, 0.3))], ids=lambda v: v if isinstance(v, str) else "")
+def test_count_icdf_upper_tail(name, build, sf):
+    """icdf(q) is the smallest k with P(X > k) <= 1 - q, checked in mpmath at the
+    returned k and k - 1; the upper quantiles go through the survival function (the
+    cdf rounds to 1 first: Poisson(1e6).icdf(1 - 1e-16) was 48 short, and scipy's ppf
+    is off by one or more there too)."""
+    qs = [0.7, 1 - 1e-10, 1 - 2 ** -53]
+    ks = build().icdf(_t(qs, F64)).numpy().reshape(-1)
+    with mp.workdps(40):
+        for q, k in zip(qs, ks):
+            tail = 1 - mp.mpf(q)
+            assert sf(int(k)) <= tail < sf(int(k) - 1), (name, q, k)
