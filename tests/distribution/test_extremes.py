@@ -140,6 +140,20 @@ def _mp_nb_entropy(p):
         return float(total)
 
 
+def _mp_relaxed_icdf(p, q):
+    t, pr = mp.mpf(p["temperature"]), mp.mpf(p["probs"])
+    x = (mp.log(pr / (1 - pr)) + mp.log(q / (1 - q))) / t
+    return 1 / (1 + mp.exp(-x))
+
+
+def _mp_relaxed_logpdf(p, y):
+    """sigmoid(X), X logistic(logits/T, 1/T): the logistic density at logit(y) over
+    y(1 - y)."""
+    t, pr = mp.mpf(p["temperature"]), mp.mpf(p["probs"])
+    z = t * mp.log(y / (1 - y)) - mp.log(pr / (1 - pr))
+    return mp.log(t) - z - 2 * mp.log1p(mp.exp(-z)) - mp.log(y * (1 - y))
+
+
 def _mp1(f, v):
     with mp.workdps(50):
         return float(f(mp.mpf(v)))
@@ -398,6 +412,14 @@ CASES = [
          concentration, rate), {"concentration": 1e4, "rate": 1e30}, "log_prob",
          _logpdf(lambda concentration, rate: stats.invgamma(concentration, scale=rate)),
          [8.94e25, 1e26, 1.087e26]),
+    # RelaxedBernoulli: logits from probs clamped to eps (-15.9 for p = 1e-12 in float32,
+    # not -27.6) shifted the whole law
+    Case("RelaxedBernoulli-tiny-p-icdf", lambda temperature, probs: D.RelaxedBernoulli(
+         temperature, probs=probs), {"temperature": 1000.0, "probs": 1e-12}, "icdf",
+         lambda p, q: _mp(lambda v: _mp_relaxed_icdf(p, v), q), [1e-30, 0.5, 0.999999]),
+    Case("RelaxedBernoulli-tiny-p-log_prob", lambda temperature, probs: D.RelaxedBernoulli(
+         temperature, probs=probs), {"temperature": 1.0, "probs": 1e-12}, "log_prob",
+         lambda p, x: _mp(lambda v: _mp_relaxed_logpdf(p, v), x), [1e-20, 1e-12, 0.5]),
 ]
 
 
