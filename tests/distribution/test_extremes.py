@@ -154,6 +154,14 @@ def _mp_relaxed_logpdf(p, y):
     return mp.log(t) - z - 2 * mp.log1p(mp.exp(-z)) - mp.log(y * (1 - y))
 
 
+def _mp_vonmises(k):
+    with mp.workdps(40):
+        k = mp.mpf(k)
+        ratio = mp.besseli(1, k) / mp.besseli(0, k)
+        return {"variance": float(1 - ratio),
+                "entropy": float(mp.log(2 * mp.pi * mp.besseli(0, k)) - k * ratio)}
+
+
 def _mp1(f, v):
     with mp.workdps(50):
         return float(f(mp.mpf(v)))
@@ -420,6 +428,17 @@ CASES = [
     Case("RelaxedBernoulli-tiny-p-log_prob", lambda temperature, probs: D.RelaxedBernoulli(
          temperature, probs=probs), {"temperature": 1.0, "probs": 1e-12}, "log_prob",
          lambda p, x: _mp(lambda v: _mp_relaxed_logpdf(p, v), x), [1e-20, 1e-12, 0.5]),
+    # VonMises: k (cos d - 1) lost its digits near the mode (float32 cos d is 1 for
+    # |d| < 3e-4), 1 - I1/I0 cancelled (float32 circular variance 0 from k = 1e7 on)
+    *[Case(f"VonMises-{k:g}-{m}", lambda loc, concentration: D.VonMises(loc, concentration),
+           {"loc": 0.0, "concentration": k}, m,
+           (lambda m: lambda p: _mp_vonmises(p["concentration"])[m])(m))
+      for k in (1e4, 1e7) for m in ("variance", "entropy")],
+    Case("VonMises-1e7-log_prob", lambda loc, concentration: D.VonMises(loc, concentration),
+         {"loc": 0.0, "concentration": 1e7}, "log_prob",
+         lambda p, x: _mp(lambda v: p["concentration"] * mp.cos(v)
+                          - mp.log(2 * mp.pi * mp.besseli(0, p["concentration"])), x),
+         [0.0, 1e-4, 3e-4, 1e-3]),
 ]
 
 
