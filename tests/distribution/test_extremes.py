@@ -559,3 +559,21 @@ def test_count_icdf_upper_tail(name, build, sf):
         for q, k in zip(qs, ks):
             tail = 1 - mp.mpf(q)
             assert sf(int(k)) <= tail < sf(int(k) - 1), (name, q, k)
+
+
+def test_count_icdf_beyond_2_53():
+    """Quantiles beyond 2^53, where neighbouring floats are more than 1 apart: the
+    bisection stops where its midpoint no longer moves (it looped forever before). The
+    median of NegativeBinomial(1e6, 1 - 1e-12), mean ~1e18, is checked against the
+    Cornish-Fisher value mean + sd(z + (z² - 1)γ/6) at z = 0 (error ~ sd·γ² ~ 4e-6 sd)."""
+    r, p = 1e6, 1 - 1e-12
+    d = D.NegativeBinomial(_t([r], F64), probs=_t([p], F64))
+    with mp.workdps(30):
+        q = 1 - mp.mpf(p)
+        mean = r * mp.mpf(p) / q
+        sd = mp.sqrt(r * mp.mpf(p)) / q
+        gamma = (1 + mp.mpf(p)) / mp.sqrt(r * mp.mpf(p))
+        median = float(mean - sd * gamma / 6)
+    got = d.icdf(_t([1e-10, 0.5, 1 - 1e-10], F64)).numpy().reshape(-1)
+    assert np.all(np.isfinite(got)) and np.all(np.diff(got) > 0)
+    assert abs(got[1] - median) < 1e-3 * float(sd)

@@ -162,10 +162,13 @@ def icdf_by_bisection(dist, q, upper=None):
             hi = ops.where(sure, ops.full_like(hi, inf), hi)
         fin = hi < inf
         while True:
-            gap = (hi - lo > 1) & fin
+            # beyond 2^53 neighbouring floats are more than 1 apart: stop where the
+            # midpoint no longer moves (that loop never ended for quantiles near 1e18)
+            mid = ((lo + hi) * 0.5).floor()
+            gap = (hi - lo > 1) & fin & (mid > lo) & (mid < hi)
             if not bool(gap.any()):
                 break
-            mid = ops.where(gap, ((lo + hi) * 0.5).floor(), hi)
+            mid = ops.where(gap, mid, hi)
             up = reached(mid)
             hi = ops.where(gap & up, mid, hi)
             lo = ops.where(gap & ~up, mid, lo)
