@@ -46,12 +46,14 @@ class Case:
         self.ref, self.inputs, self.dtypes, self.rtol = ref, inputs, dtypes, rtol or {}
 
     def make(self, dtype, grad=False):
-        ts = {k: _t([v], dtype, grad) for k, v in self.params.items()}
+        """Scalar parameters as batch (1,); array ones (event dims) as they are."""
+        ts = {k: _t(v if np.ndim(v) else [v], dtype, grad) for k, v in self.params.items()}
         return self.build(**ts), ts
 
     def p64(self, dtype):
         """The parameters as the distribution sees them (rounded to ``dtype``)."""
-        return {k: float(dtype(v)) for k, v in self.params.items()}
+        return {k: (np.asarray(v, dtype).astype(np.float64) if np.ndim(v) else float(dtype(v)))
+                for k, v in self.params.items()}
 
 
 def _logpdf(dist):
@@ -160,6 +162,32 @@ def _mp_vonmises(k):
         ratio = mp.besseli(1, k) / mp.besseli(0, k)
         return {"variance": float(1 - ratio),
                 "entropy": float(mp.log(2 * mp.pi * mp.besseli(0, k)) - k * ratio)}
+
+
+def _mp_multinomial(n, k, p):
+    with mp.workdps(40):
+        p = [mp.mpf(v) for v in np.ravel(p)]
+        total = sum(p)
+        return float(mp.loggamma(n + 1) + sum(
+            -mp.loggamma(mp.mpf(x) + 1) + (x * mp.log(q / total) if x else 0)
+            for x, q in zip(np.ravel(k), p)))
+
+
+def _mp_multinomial_entropy(n, p):
+    """n H(p) - lgamma(n + 1) + Σ_i E[lgamma(K_i + 1)], K_i ~ Binomial(n, p_i), summed in
+    mpmath over the marginals' mass (±12 standard deviations)."""
+    with mp.workdps(40):
+        p = [mp.mpf(v) for v in np.ravel(p)]
+        total = sum(p)
+        p = [q / total for q in p]
+        out = -n * sum(q * mp.log(q) for q in p) - mp.loggamma(n + 1)
+        for q in p:
+            m, sd = n * q, mp.sqrt(n * q * (1 - q))
+            for k in range(int(m - 12 * sd), int(m + 12 * sd) + 1):
+                lb = (mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
+                      + k * mp.log(q) + (n - k) * mp.log1p(-q))
+                out += mp.exp(lb) * mp.loggamma(k + 1)
+        return float(out)
 
 
 def _mp1(f, v):
@@ -439,6 +467,20 @@ CASES = [
          lambda p, x: _mp(lambda v: p["concentration"] * mp.cos(v)
                           - mp.log(2 * mp.pi * mp.besseli(0, p["concentration"])), x),
          [0.0, 1e-4, 3e-4, 1e-3]),
+    # Multinomial: lgamma(n + 1) - Σ lgamma(k + 1) + Σ k log p subtracted terms of size
+    # n log n (float32 a nat off at n = 1e6, float64 4e-6 at 1e9) and the entropy summed
+    # arange(n + 1) per category; both now in the saddle-point form
+    Case("Multinomial-large-n", lambda probs: D.Multinomial(10 ** 6, probs),
+         {"probs": np.array([0.2, 0.3, 0.5])}, "log_prob",
+         lambda p, x: np.array([_mp_multinomial(10 ** 6, x, p["probs"])]),
+         np.array([2e5, 3e5, 5e5])),
+    Case("Multinomial-huge-n", lambda probs: D.Multinomial(10 ** 9, probs),
+         {"probs": np.array([0.2, 0.3, 0.5])}, "log_prob",
+         lambda p, x: np.array([_mp_multinomial(10 ** 9, x, p["probs"])]),
+         np.array([2e8, 3.0001e8, 4.9999e8]), dtypes=(F64,)),
+    Case("Multinomial-entropy-large-n", lambda probs: D.Multinomial(10 ** 4, probs),
+         {"probs": np.array([0.2, 0.3, 0.5])}, "entropy",
+         lambda p: _mp_multinomial_entropy(10 ** 4, p["probs"]), rtol={F32: 2e-5, F64: 1e-9}),
 ]
 
 
