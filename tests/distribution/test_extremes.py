@@ -481,6 +481,15 @@ CASES = [
     Case("Multinomial-entropy-large-n", lambda probs: D.Multinomial(10 ** 4, probs),
          {"probs": np.array([0.2, 0.3, 0.5])}, "entropy",
          lambda p: _mp_multinomial_entropy(10 ** 4, p["probs"]), rtol={F32: 2e-5, F64: 1e-9}),
+    # Wishart: log det, trace and multigammaln terms of size df·p cancel (float32 a nat
+    # off at df = 1e6): float32 evaluated in float64
+    Case("Wishart-huge-df", lambda df, cov: D.Wishart(df, covariance_matrix=cov),
+         {"df": 1e6, "cov": np.eye(2)}, "log_prob",
+         lambda p, x: np.array([stats.wishart(p["df"], p["cov"]).logpdf(x)]),
+         1e6 * np.eye(2)),
+    Case("Wishart-huge-df-entropy", lambda df, cov: D.Wishart(df, covariance_matrix=cov),
+         {"df": 1e6, "cov": np.eye(2)}, "entropy",
+         lambda p: stats.wishart(p["df"], p["cov"]).entropy()),
 ]
 
 
