@@ -49,6 +49,19 @@ def bd0(x, m):
     return ops.where(near, s, ops.xlogy(xf, xf / mf) + mf - xf)
 
 
+# below this count the textbook log-mass sums lose at most ~n·log(n)·eps ≈ 1e-10
+# (float64, also the working precision of float32) and cost a fifth of the saddle-point
+# form, so that form is only used where a count or mean reaches it
+SADDLE_FROM = 65536.0
+
+
+def needs_saddle(*sizes):
+    """Whether any of the Tensors ``sizes`` (counts, means) reaches ``SADDLE_FROM``
+    (one host sync: the two forms cost 5-10x apart)."""
+    with no_grad():
+        return any(t.size and float(ops.max(t).item()) >= SADDLE_FROM for t in sizes)
+
+
 def binomial_log_pmf(k, n, lp, lq, p, q):
     """``log C(n, k) + k log p + (n - k) log q`` for real ``0 <= k <= n`` in the
     saddle-point form (Loader, 2000): ``stirlerr(n) - stirlerr(k) - stirlerr(n - k) -

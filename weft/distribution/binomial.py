@@ -32,7 +32,10 @@ def _total_count(total_count, op):
 
 
 def _binomial_log_pmf(k, n, p):
-    return _discrete.binomial_log_pmf(k, n, p.log(), (-p).log1p(), p, 1.0 - p)
+    if _discrete.needs_saddle(n):
+        return _discrete.binomial_log_pmf(k, n, p.log(), (-p).log1p(), p, 1.0 - p)
+    return (-(n + 1.0).log() - ops.betaln(n - k + 1.0, k + 1.0)
+            + ops.xlogy(k, p) + ops.xlog1py(n - k, -p))
 
 
 class Binomial(Distribution):
@@ -94,9 +97,9 @@ class Binomial(Distribution):
         _discrete.check_support(self, value)
         n, p = self.total_count, self.probs
         k = _discrete.safe_count(value, n)
-        # the saddle-point form, whose terms do not grow with n (the lgamma sum lost a
-        # nat in float32 at n = 1e6 and 1e-5 in float64 at n = 1e9); float32 runs in
-        # float64 for its p-dependent logs
+        # from n = 65536 on the saddle-point form, whose terms do not grow with n (the
+        # lgamma sum lost a nat in float32 at n = 1e6 and 1e-5 in float64 at n = 1e9);
+        # float32 runs in float64
         lp = _util.widened(_binomial_log_pmf, k, n, p)
         ok = _discrete.is_count(value) & (value <= n)
         return ops.where(ok, lp, float("-inf"))

@@ -18,10 +18,15 @@ def _log_p_q(x, logits):
 
 
 def _nb_log_pmf(k, r, lp, lq):
-    """``log(r/(k + r)) + log C(k + r, k) + k log p + r log q`` with the binomial part in
-    the saddle-point form of :func:`_discrete.binomial_log_pmf` (the lgamma sum cancels
-    for large counts); r = 0 is a point mass at 0."""
+    """``log(r/(k + r)) + log C(k + r, k) + k log p + r log q``; from k + r = 65536 on
+    with the binomial part in the saddle-point form of
+    :func:`_discrete.binomial_log_pmf` (the lgamma sum cancels for large counts);
+    r = 0 is a point mass at 0."""
     kr = k + r
+    if not _discrete.needs_saddle(kr):
+        comb = ops.where(kr == 0, 0.0, -ops.where(kr == 0, 1.0, kr).log()
+                         - ops.betaln(k + 1.0, ops.where(kr == 0, 1.0, r)))
+        return comb + ops.where(k > 0, k * lp, ops.zeros_like(k)) + r * lq
     empty = kr == 0
     krs = ops.where(empty, 1.0, kr)
     rs = ops.where(empty, 1.0, r)

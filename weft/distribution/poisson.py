@@ -16,8 +16,11 @@ _LOG_2PI_E = math.log(2 * math.pi * math.e)
 
 
 def _poisson_log_pmf(k, rate):
-    # -stirlerr(k) - bd0(k, λ) - ½ log(2πk) (Loader): k log λ - λ - lgamma(k + 1)
-    # subtracts terms of size λ (4e-3 off in float64 at λ = 1e12)
+    # from counts or rates of 65536 on, -stirlerr(k) - bd0(k, λ) - ½ log(2πk) (Loader):
+    # k log λ - λ - lgamma(k + 1) subtracts terms of size λ (4e-3 off in float64 at
+    # λ = 1e12)
+    if not _discrete.needs_saddle(k, rate):
+        return ops.xlogy(k, rate) - rate - ops.lgamma(k + 1.0)
     pos = k > 0
     ks = ops.where(pos, k, 1.0)
     inner = (-_discrete.stirlerr(ks) - _discrete.bd0(ks, rate) - 0.5 * ks.log()
