@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from .. import ops
+from ..autograd import no_grad
 from . import _util, constraints
 from .distribution import Distribution
 
@@ -73,6 +74,11 @@ class Pareto(Distribution):
         the rounded ratio is not: the cdf at s(1 + 1e-14) was 8e-4 off); above, ``log v -
         log s`` (no ratio to overflow, in the value or in its gradient)."""
         s = self.scale
+        r = (v - s) / s
+        with no_grad():
+            plain = bool(ops.isfinite(r).all()) and bool(((s > 1e-10) & (s < 1e10)).all())
+        if plain:           # (one host check; the two branches below cost 3x)
+            return r.log1p()
         near = v < 2.0 * s
         r = (ops.where(near, v, s) - s) / s
         far = ops.where(near, 2.0 * s, v)
