@@ -82,11 +82,15 @@ class Bernoulli(ExponentialFamily):
 
     def log_prob(self, value):
         value = self._value(value)
-        lp = value * self.logits - _util.softplus(self.logits)
+        # v log p + (1 - v) log1p(-p) from probs itself: the logits are clamped to
+        # eps (Paddle's attribute), which put log_prob(1) at log(1.2e-7) for p = 1e-12
+        # in float32; xlogy/xlog1py give log(0) only where that value is taken
+        lp = ops.xlogy(value, self.probs) + ops.xlog1py(1.0 - value, -self.probs)
         return ops.where((value == 0) | (value == 1), lp, float("-inf"))
 
     def entropy(self):
-        return _util.softplus(self.logits) - self.probs * self.logits
+        p = self.probs
+        return -(ops.xlogy(p, p) + ops.xlog1py(1.0 - p, -p))
 
     def cdf(self, value):
         """0 below 0, ``1 - p`` on [0, 1), 1 from 1 on."""
@@ -96,7 +100,11 @@ class Bernoulli(ExponentialFamily):
     def icdf(self, value):
         """0 where ``q <= 1 - p``, else 1."""
         q = self._validate_prob(self._value(value, "icdf", check=False))
-        return ops.where(q <= 1 - self.probs, 0.0, 1.0).astype(self._dtype)
+        # compared as 1 - q >= p above ½, where 1 - q is exact (1 - p rounds to 1 for a
+        # tiny p in float32, which sent icdf(1) to 0)
+        p = self.probs
+        zero = ops.where(q < 0.5, q <= 1 - p, 1 - q >= p)
+        return ops.where(zero, 0.0, 1.0).astype(self._dtype)
 
     def enumerate_support(self, expand=True):
         return _util.enumerate_values(ops.to_tensor(np.array([0.0, 1.0], self._dtype)),

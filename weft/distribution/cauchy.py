@@ -73,8 +73,8 @@ class Cauchy(Distribution):
 
     def log_prob(self, value):
         value = self._value(value)
-        z = (value - self.loc) / self.scale
-        return -_util.log1p_square(z) - (self.scale.log() + _LOG_PI)
+        # log(1 + z²) from (x - loc, scale): z itself overflows for a tiny scale
+        return -_util.log1p_square(value - self.loc, self.scale) - (self.scale.log() + _LOG_PI)
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)

@@ -17,7 +17,10 @@ class ContinuousBernoulli(ExponentialFamily):
     Near λ = ½ the closed forms cancel catastrophically, so for ``probs`` inside
     ``lims`` Paddle uses Taylor expansions around ½; weft uses the series in
     ``2λ - 1`` of the normaliser, mean and variance wherever ``|λ - ½| < ¼`` (the
-    same values inside ``lims``, and no cancellation just outside them).
+    same values inside ``lims``, and no cancellation just outside them). ``cdf`` and
+    ``icdf`` are exact for every ``probs`` (Paddle returns the uniform law's inside
+    ``lims``): written with the log-odds through ``expm1``/``log1p``, with their series
+    where the log-odds are below 1e-5.
 
     >>> import weft
     >>> from weft.distribution import ContinuousBernoulli
@@ -39,11 +42,6 @@ class ContinuousBernoulli(ExponentialFamily):
 
     def _outside(self):
         return (self.probs <= self.lims[0]) | (self.probs >= self.lims[1])
-
-    def _cut(self):
-        """``probs`` with the values inside ``lims`` moved to ``lims[0]`` (so the exact
-        formulas, evaluated but not used there, stay finite)."""
-        return ops.where(self._outside(), self.probs, self.lims[0])
 
     def _log_norm(self):
         """``log C(λ)``; where ``|2λ - 1| < ½`` (``lims`` included) from the series,
@@ -103,20 +101,52 @@ class ContinuousBernoulli(ExponentialFamily):
 
     def log_prob(self, value):
         value = self._value(value)
-        lp = value * self.logits - _util.softplus(self.logits) + self._log_norm()
+        # v log p + (1 - v) log1p(-p) from probs itself: the logits are clamped to eps,
+        # which made float32 log_prob 50% off at p = 1e-12
+        lp = (ops.xlogy(value, self.probs) + ops.xlog1py(1.0 - value, -self.probs)
+              + self._log_norm())
         return ops.where((value >= 0) & (value <= 1), lp, float("-inf"))
 
+    def _log_odds(self):
+        """``L = log(p/(1-p))`` and the mask ``|L| < 1e-5``. Near ½ as
+        ``log1p((2p-1)/(1-p))`` (both differences exact there), elsewhere as ``log p -
+        log1p(-p)`` (no cancellation, and exact for a tiny ``p``)."""
+        p = self.probs
+        mid = (p > 0.25) & (p < 0.75)
+        pm = ops.where(mid, p, 0.5)
+        po = ops.where(mid, 0.1, p)
+        lo = ops.where(mid, ((2.0 * pm - 1.0) / (1.0 - pm)).log1p(), po.log() - (-po).log1p())
+        return lo, lo.abs() < 1e-5
+
     def cdf(self, value):
+        """``expm1(vL)/expm1(L)`` (``L`` the log-odds): the closed form ``(pᵛ(1-p)¹⁻ᵛ +
+        p - 1)/(2p - 1)`` without its cancellation at small ``v`` (float32 gave 0 at
+        ``v = 1e-11``). Where ``|L| < 1e-5`` its series ``v + v(v-1)L/2 +
+        v(v-1)(2v-1)L²/12`` (exact to rounding there, and with the right gradient at
+        p = ½; Paddle returns ``v`` inside ``lims``, up to 5e-4 off)."""
         value = self._value(value, "cdf", check=False)
-        p = self._cut()
         v = ops.clip(value, 0.0, 1.0)
-        cdfs = (p.pow(v) * (1.0 - p).pow(1.0 - v) + p - 1.0) / (2.0 * p - 1.0)
-        return ops.where(self._outside(), cdfs, v)
+        lo, near = self._log_odds()
+        far = ops.where(near, 1.0, lo)
+        closed = (v * far).expm1() / far.expm1()
+        w = v * (v - 1.0)
+        series = v + w * lo * 0.5 + w * (2.0 * v - 1.0) * lo * lo / 12.0
+        return ops.where(near, series, closed)
 
     def _icdf(self, q):
-        p = self._cut()
-        x = ((-p + q * (2.0 * p - 1.0)).log1p() - (-p).log1p()) / (p.log() - (-p).log1p())
-        return ops.where(self._outside(), x, q)
+        """The inverse of :meth:`cdf`: ``log1p(q expm1(L))/L``, for ``q > ½`` mirrored
+        (``1 - icdf`` of the reflected law at the exact ``1 - q``), and by the inverse
+        series ``q - q(q-1)L/2 + q(q-1)(2q-1)L²/6`` where ``|L| < 1e-5``."""
+        lo, near = self._log_odds()
+        far = ops.where(near, 1.0, lo)
+        upper = q > 0.5
+        r = ops.where(upper, 1.0 - q, q)
+        s = ops.where(upper, -far, far)
+        x = (r * s.expm1()).log1p() / s
+        closed = ops.where(upper, 1.0 - x, x)
+        w = q * (q - 1.0)
+        series = q - w * lo * 0.5 + w * (2.0 * q - 1.0) * lo * lo / 6.0
+        return ops.where(near, series, closed)
 
     def icdf(self, value):
         q = self._validate_prob(self._value(value, "icdf", check=False))

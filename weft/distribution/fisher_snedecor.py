@@ -68,9 +68,7 @@ class FisherSnedecor(Distribution):
         d1, d2 = self.df1, self.df2
         inside = value > 0
         x = ops.where(inside, value, ops.ones_like(value))
-        h1, h2 = 0.5 * d1, 0.5 * d2
-        lp = (h1 * (d1 / d2).log() + ops.xlogy(h1 - 1.0, x)
-              - (h1 + h2) * (d1 * x / d2).log1p() - ops.betaln(h1, h2))
+        lp = _util.widened(_log_density, x, d1, d2)
         return ops.where(inside, lp, float("-inf"))
 
     def cdf(self, value):
@@ -85,6 +83,23 @@ class FisherSnedecor(Distribution):
         return self.df2 * y / (self.df1 * (1.0 - y))
 
     def entropy(self):
-        h1, h2 = 0.5 * self.df1, 0.5 * self.df2
-        return ((self.df2 / self.df1).log() + ops.betaln(h1, h2) + (1.0 - h1) * ops.digamma(h1)
-                - (1.0 + h2) * ops.digamma(h2) + (h1 + h2) * ops.digamma(h1 + h2))
+        # terms of size df·log(df) that cancel: float32 is evaluated in float64
+        return _util.widened(_entropy, self.df1, self.df2)
+
+
+def _log_density(x, d1, d2):
+    """``h1 log t + h2 log(1 - t) - log x - B(h1, h2)`` with ``t = d1 x/(d1 x + d2)``,
+    both logs as softplus of ``u = log(d1 x/d2)`` (formed from logs, so neither a tiny
+    nor a huge ``x`` over/underflows). The textbook ``h1 log(d1/d2) + (h1 - 1) log x -
+    (h1 + h2) log1p(d1 x/d2)`` subtracts terms of size h1·log(d1 x/d2), which lost
+    every float32 digit at df1 = 1e6."""
+    h1, h2 = 0.5 * d1, 0.5 * d2
+    u = d1.log() + x.log() - d2.log()
+    return (-h1 * _util.softplus(-u) - h2 * _util.softplus(u) - x.log()
+            - ops.betaln(h1, h2))
+
+
+def _entropy(d1, d2):
+    h1, h2 = 0.5 * d1, 0.5 * d2
+    return ((d2 / d1).log() + ops.betaln(h1, h2) + (1.0 - h1) * ops.digamma(h1)
+            - (1.0 + h2) * ops.digamma(h2) + (h1 + h2) * ops.digamma(h1 + h2))

@@ -32,13 +32,15 @@ class Geometric(Distribution):
         if not bool((self.probs > 0).all() & (self.probs <= 1).all()):
             raise ValueError("Geometric: parameter 'probs' must be in (0, 1]")
 
+    # (1 - p)/p rather than 1/p - 1: near p = 1 the subtraction 1 - p is exact, the
+    # other one cancels (1e-4 relative error at p = 1 - 1e-12)
     @property
     def mean(self):
-        return 1.0 / self.probs - 1.0
+        return (1.0 - self.probs) / self.probs
 
     @property
     def variance(self):
-        return (1.0 / self.probs - 1.0) / self.probs
+        return (1.0 - self.probs) / (self.probs * self.probs)
 
     @property
     def stddev(self):
@@ -49,9 +51,10 @@ class Geometric(Distribution):
         return ops.zeros_like(self.probs)
 
     def entropy(self):
+        # log(1 - p) as log1p(-p): 1 - p rounds for a small p (float32 gave -log p,
+        # 1 nat short, at p = 1e-12)
         p = self.probs
-        q = 1 - p
-        return -(ops.xlogy(q, q) + ops.xlogy(p, p)) / p
+        return -(ops.xlog1py(1.0 - p, -p) + ops.xlogy(p, p)) / p
 
     def _draw(self, shape, op):
         shape = self._extend_shape(_util.sample_shape_arg(shape, f"Geometric.{op}"))
@@ -97,5 +100,8 @@ class Geometric(Distribution):
     def icdf(self, value):
         """Smallest ``k`` with ``cdf(k) >= q``: ``max(0, ceil(log1p(-q)/log1p(-p)) - 1)``."""
         q = self._validate_prob(self._value(value, "icdf", check=False))
-        k = ((-q).log1p() / (-self.probs).log1p()).ceil() - 1
-        return ops.clip(k, min=0.0)
+        # p = 1 is a point mass at 0 (log1p(-q)/log1p(-p) would be -inf/-inf at q = 1)
+        certain = self.probs == 1
+        p = ops.where(certain, 0.5, self.probs)
+        k = ((-q).log1p() / (-p).log1p()).ceil() - 1
+        return ops.where(certain & (q <= 1), 0.0, ops.clip(k, min=0.0))

@@ -42,7 +42,7 @@ class _Half(Distribution):
 
     def log_prob(self, value):
         value = self._value(value)
-        return ops.where(value >= 0, self._log_density(value / self.scale) - self.scale.log(),
+        return ops.where(value >= 0, self._log_density(value) - self.scale.log(),
                          float("-inf"))
 
 
@@ -58,7 +58,8 @@ class HalfNormal(_Half):
     def _std(self, gen, shape):
         return _util.std_normal(gen, shape, self._dtype)
 
-    def _log_density(self, z):
+    def _log_density(self, x):
+        z = x / self.scale
         return -0.5 * z * z + (_util.LOG_2 - _util.HALF_LOG_2PI)
 
     @property
@@ -70,7 +71,8 @@ class HalfNormal(_Half):
         return self.scale * self.scale * (1.0 - 2.0 / math.pi)
 
     def entropy(self):
-        return 0.5 * (0.5 * math.pi * self.scale * self.scale).log() + 0.5
+        # log σ + ½ log(π/2) + ½: σ² under/overflows float32 for extreme scales
+        return self.scale.log() + (0.5 * math.log(0.5 * math.pi) + 0.5)
 
     def cdf(self, value):
         value = self._value(value, "cdf", check=False)
@@ -96,8 +98,9 @@ class HalfCauchy(_Half):
         xp = _util.xp_of(u)
         return xp.asarray(xp.tan(math.pi * (u - 0.5)))
 
-    def _log_density(self, z):
-        return -_util.log1p_square(z) + (_util.LOG_2 - _LOG_PI)
+    def _log_density(self, x):
+        # from (x, scale): x/scale overflows float32 for a tiny scale
+        return -_util.log1p_square(x, self.scale) + (_util.LOG_2 - _LOG_PI)
 
     @property
     def mean(self):
@@ -116,4 +119,9 @@ class HalfCauchy(_Half):
 
     def icdf(self, value):
         q = self._validate_prob(self._value(value, "icdf", check=False))
-        return self.scale * (0.5 * math.pi * q).tan()
+        # tan(πq/2) = 1/tan(π(1-q)/2): above ½ the mirrored form sees the exact 1 - q
+        # (tan(π/2) is 1.6e16, not inf, and float32 loses digits near q = 1)
+        lower = q < 0.5
+        t = ops.where(lower, (0.5 * math.pi * ops.where(lower, q, 0.25)).tan(),
+                      1.0 / (0.5 * math.pi * (1.0 - ops.where(lower, 0.75, q))).tan())
+        return self.scale * t

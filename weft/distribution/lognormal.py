@@ -44,8 +44,11 @@ class LogNormal(TransformedDistribution):
 
     @property
     def variance(self):
+        # exp(2μ + 2σ² + log(-expm1(-σ²))) in one exponential: the product of
+        # expm1(σ²) and exp(2μ + σ²) is inf·0 = NaN once each factor leaves the range
+        # (float32 at μ = -700, σ = 30, whose variance e^400 only overflows by itself)
         s2 = self.scale * self.scale
-        return s2.expm1() * (2.0 * self.loc + s2).exp()
+        return (2.0 * (self.loc + s2) + (-(-s2).expm1()).log()).exp()
 
     def entropy(self):
         return self.base.entropy() + self.loc

@@ -21,7 +21,11 @@ def _binary_probs_or_logits(probs, logits, op):
         raise ValueError(f"{op}: exactly one of probs or logits must be given")
     if probs is not None:
         (p,) = _util.to_tensors(probs)
-        q = _util.clamp_probs(p)
+        # clamped only at the ends, to the nearest numbers inside (0, 1), so the logits
+        # and the gradients stay finite there: clamping to eps put the logits of
+        # p = 1e-12 at -15.9 (float32) instead of -27.6, shifting the whole relaxed law
+        fi = np.finfo(p._data.dtype)
+        q = ops.clip(p, float(fi.tiny), 1.0 - float(fi.epsneg))
         return p, q.log() - (-q).log1p()
     (lg,) = _util.to_tensors(logits)
     return ops.sigmoid(lg), lg

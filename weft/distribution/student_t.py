@@ -9,7 +9,6 @@ from .distribution import Distribution
 
 __all__ = ["StudentT"]
 
-_HALF_LOG_PI = 0.5 * math.log(math.pi)
 
 
 class StudentT(Distribution):
@@ -73,9 +72,13 @@ class StudentT(Distribution):
     def log_prob(self, value):
         value = self._value(value)
         df = self.df
-        y = (value - self.loc) / self.scale
-        return (ops.lgamma(0.5 * (df + 1.0)) - ops.lgamma(0.5 * df) - 0.5 * df.log()
-                - _HALF_LOG_PI - self.scale.log() - 0.5 * (df + 1.0) * (y * y / df).log1p())
+        # log(1 + y²/df) from (x - loc, scale·√df): y² overflows for far values or a tiny
+        # scale; lgamma((df+1)/2) - lgamma(df/2) - ½ log π = -betaln(df/2, ½), which
+        # does not cancel for large df (the lgamma difference loses every float32 digit
+        # at df = 1e6)
+        log1p_y2 = _util.log1p_square(value - self.loc, self.scale * df.sqrt())
+        return (-ops.betaln(0.5 * df, ops.full_like(df, 0.5)) - 0.5 * df.log()
+                - self.scale.log() - 0.5 * (df + 1.0) * log1p_y2)
 
     def cdf(self, value):
         """``1/2 ± I_y(1/2, df/2)/2`` with ``y = t²/(df + t²)`` where ``t² < df``, and
@@ -126,5 +129,5 @@ class StudentT(Distribution):
     def entropy(self):
         df = self.df
         h = 0.5 * (df + 1.0)
-        return (h * (ops.digamma(h) - ops.digamma(0.5 * df)) + 0.5 * df.log()
+        return (h * _util.digamma_half_step(0.5 * df) + 0.5 * df.log()
                 + ops.betaln(0.5 * df, ops.full_like(df, 0.5)) + self.scale.log())

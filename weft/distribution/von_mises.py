@@ -13,6 +13,24 @@ __all__ = ["VonMises"]
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
+# 1 - I1(k)/I0(k) ~ x/2 + x²/8 + x³/8 + 25x⁴/128 + 13x⁵/32 + 1073x⁶/1024, x = 1/k (from
+# the Hankel expansions of I0 and I1); from k = 1000 on, below float64 rounding
+_RATIO_SERIES = (1 / 2, 1 / 8, 1 / 8, 25 / 128, 13 / 32, 1073 / 1024)
+_SERIES_FROM = 1000.0
+
+
+def _one_minus_ratio(k):
+    """``1 - I1(k)/I0(k)`` (the circular variance): ``1 - i1e/i0e`` cancels for large k
+    (float32 gave 0 from k = 1e7 on), so from k = 1000 the asymptotic series."""
+    big = k >= _SERIES_FROM
+    x = 1.0 / ops.where(big, k, _SERIES_FROM)
+    acc = _RATIO_SERIES[-1]
+    for c in reversed(_RATIO_SERIES[:-1]):
+        acc = acc * x + c
+    ks = ops.where(big, 1.0, k)
+    return ops.where(big, acc * x, 1.0 - ops.i1e(ks) / ops.i0e(ks))
+
+
 class VonMises(Distribution):
     """The von Mises distribution on the circle, density ``exp(κ cos(x - loc)) /
     (2π I0(κ))`` on ``[-π, π)``.
@@ -53,8 +71,7 @@ class VonMises(Distribution):
     @property
     def variance(self):
         """The circular variance ``1 - I1(κ)/I0(κ)``."""
-        k = self.concentration
-        return 1.0 - ops.i1e(k) / ops.i0e(k)
+        return _util.widened(_one_minus_ratio, self.concentration)
 
     def rsample(self, shape=()):
         shape = self._extend_shape(_util.sample_shape_arg(shape, "VonMises.rsample"))
@@ -67,11 +84,15 @@ class VonMises(Distribution):
     def log_prob(self, value):
         value = self._value(value)
         k = self.concentration
-        # log I0(k) = log i0e(k) + k, so the exponent k (cos - 1) never overflows
-        lp = k * ((value - self.loc).cos() - 1.0) - _LOG_2PI - ops.i0e(k).log()
+        # log I0(k) = log i0e(k) + k, so the exponent k (cos - 1) never overflows; and
+        # cos d - 1 = -2 sin²(d/2), which keeps its digits near the mode (in float32 cos d
+        # is 1 for |d| < 3e-4, the spread of κ = 1e7, and log_prob lost κd²/2 ~ 0.5)
+        half = (0.5 * (value - self.loc)).sin()
+        lp = -2.0 * k * half * half - _LOG_2PI - ops.i0e(k).log()
         inside = (value >= -math.pi) & (value <= math.pi)
         return ops.where(inside, lp, float("-inf"))
 
     def entropy(self):
         k = self.concentration
-        return _LOG_2PI + ops.i0e(k).log() + k - k * ops.i1e(k) / ops.i0e(k)
+        # k (1 - I1/I0) without its cancellation (~1/2 for large k)
+        return _LOG_2PI + ops.i0e(k).log() + k * _util.widened(_one_minus_ratio, k)

@@ -121,8 +121,20 @@ class Wishart(Distribution):
         la = self.scale_tril @ a
         return la @ _mT(la)
 
+    def _widened(self):
+        """The float64 twin of a float32 Wishart (gradients reach the float32
+        parameters through the casts): the log-density and entropy subtract terms of
+        size df·p (log det, trace, multigammaln), which cost a nat in float32 at
+        df = 1e6."""
+        return Wishart(self.df.astype(np.float64),
+                       scale_tril=self.scale_tril.astype(np.float64))
+
     def log_prob(self, value):
         value = self._value(value, check=False)
+        if self._dtype != np.float64:
+            if _validating():
+                self._check_value(value)
+            return self._widened().log_prob(value.astype(np.float64)).astype(self._dtype)
         p = self._p
         if _validating():
             self._check_value(value)
@@ -147,6 +159,8 @@ class Wishart(Distribution):
                              "PositiveDefinite()")
 
     def entropy(self):
+        if self._dtype != np.float64:
+            return self._widened().entropy().astype(self._dtype)
         p = self._p
         nu = self.df
         h = 0.5 * nu
