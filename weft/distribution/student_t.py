@@ -10,7 +10,6 @@ from .distribution import Distribution
 __all__ = ["StudentT"]
 
 
-
 class StudentT(Distribution):
     """Student's t distribution with ``df`` degrees of freedom, location ``loc`` and
     scale ``scale``.
@@ -123,8 +122,8 @@ class StudentT(Distribution):
 
     def _log_density_at_0(self):
         df = self.df
-        return (ops.lgamma(0.5 * (df + 1.0)) - ops.lgamma(0.5 * df) - 0.5 * df.log()
-                - _HALF_LOG_PI)
+        # f(0) = 1 / (sqrt(df) B(df/2, 1/2)), the normaliser log_prob uses
+        return -ops.betaln(0.5 * df, ops.full_like(df, 0.5)) - 0.5 * df.log()
 
     def entropy(self):
         df = self.df
