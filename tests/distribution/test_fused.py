@@ -62,6 +62,33 @@ def test_normal_sum_gradient_takes_the_shortcut(small_block, dtype):
     np.testing.assert_allclose(float(gs), (w * (z * z - 1) / 1.7).sum(), rtol=tol)
 
 
+@pytest.mark.parametrize("blocked", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("sd", [1e-30, 1e30, 1e-40])
+def test_normal_at_scales_far_from_one(monkeypatch, blocked, dtype, sd):
+    # (x-μ)² and σ² leave float32's range at these scales (σ = 1e-40 is subnormal in
+    # float32); z = (x-μ)/σ does not, and neither do the log-density and its gradients
+    if blocked:
+        monkeypatch.setattr(_fused, "BLOCK", 4)
+    z = np.linspace(-3.0, 2.0, 11)
+    xv = (0.25 * sd + z * sd).astype(dtype)
+    loc, scale = _t(np.asarray(0.25 * sd, dtype)), _t(np.asarray(sd, dtype))
+    x = _t(xv, grad=False) if blocked else _t(xv, grad=False)[::-1]
+    lp = _normal(x, loc, scale)
+    z64 = (x.numpy().astype(np.float64) - float(loc)) / float(scale)
+    want = -0.5 * z64 ** 2 - np.log(float(scale)) - 0.5 * np.log(2 * np.pi)
+    tol = 2e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(lp.numpy(), want, rtol=tol)
+    gl, gs = weft.grad(lp.sum(), [loc, scale])
+    # Σ z/σ and Σ (z²-1)/σ; at σ = 1e-40 they are beyond float32's range (±inf)
+    big = float(np.finfo(dtype).max)
+    for got, want in ((gl, z64.sum() / float(scale)), (gs, (z64 ** 2 - 1).sum() / float(scale))):
+        if abs(want) > big:
+            assert float(got) == np.sign(want) * np.inf
+        else:
+            np.testing.assert_allclose(float(got), want, rtol=tol * 10)
+
+
 def test_normal_sum_gradient_matches_the_unblocked_path():
     rng = np.random.default_rng(2)
     xv = rng.standard_normal(3 * _fused.BLOCK + 5).astype(np.float32)

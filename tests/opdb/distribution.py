@@ -1,5 +1,5 @@
 """OpInfo entries for the fused log-density primitives of weft.distribution
-(``normal_log_prob``, ``beta_log_prob``, the reduction ``centered_moment_sum`` their
+(``normal_log_prob``, ``beta_log_prob``, the reduction ``standardized_moment_sum`` their
 rules use, and ``sum_squares_cols`` of the Gaussian Mahalanobis distances), reached
 through the families' ``log_prob``."""
 import numpy as np

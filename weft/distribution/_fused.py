@@ -6,7 +6,7 @@ temporary and one memory pass per op, forward and backward (``Normal.log_prob`` 
 10^7 values: some fifteen 40 MB arrays). Here the forward runs in blocks that stay in
 cache (every op of a block before the next block), writing only the result, and
 the gradient of a parameter that was broadcast over the values is the reduction
-``Σ g·(x - m)^p`` computed in the same blocks, never the full-size product. The
+``Σ g·((x - m)/s)^p`` computed in the same blocks, never the full-size product. The
 rules are weft ops (the reduction is itself a primitive with weft-op rules), so
 every order of derivative works.
 
@@ -16,6 +16,8 @@ broadcast or non-contiguous values, CuPy arrays) takes whole-array backend code
 with in-place ops, which is what the blocks do, a block at a time.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -51,6 +53,20 @@ def scalar(p):
     return p.reshape(-1)[0]
 
 
+def scaler(s, k=1.0):
+    """An in-place ``t *= k / s`` for blocks: one multiplication by ``k/s`` (a quarter
+    of the cost of a division, within a rounding of it) unless ``k/s`` overflows, as it
+    does for subnormal ``s``; then a division and a multiplication."""
+    k = s.dtype.type(k)
+    with np.errstate(over="ignore", divide="ignore"):
+        r = k / s
+    if np.isfinite(r) and r != 0:
+        return lambda t: np.multiply(t, r, out=t)
+    if k == 1:
+        return lambda t: np.divide(t, s, out=t)
+    return lambda t: np.multiply(np.divide(t, s, out=t), k, out=t)
+
+
 def sum_to(a, shape):
     """Sum backend array ``a`` down to ``shape`` (the inverse of broadcasting)."""
     shape = tuple(shape)
@@ -71,12 +87,14 @@ def _broadcast_scalar(g):
 
 
 # ----------------------------------------------------------------------------------
-# Σ g·(x - m)^p over the axes m was broadcast along
+# Σ g·((x - m)/s)^p over the axes m and s were broadcast along. Standardised first:
+# (x - m)^p itself leaves float32's range for scales far from 1 (1e-30, 1e30) where the
+# terms of a log-density and its gradients are ordinary numbers.
 
-def _moment_blocked(g, x, m, p):
+def _moment_blocked(g, x, m, sc, p):
     n = x.size
     xf = x.reshape(-1)
-    mv = scalar(m)
+    mv, scale_by = scalar(m), scaler(scalar(sc))
     g0 = _broadcast_scalar(g)
     gf = None if g0 is not None else g.reshape(-1)
     t = np.empty(min(n, BLOCK), x.dtype)
@@ -85,6 +103,7 @@ def _moment_blocked(g, x, m, p):
     for s, e in blocks(n):
         tb = t[:e - s]
         np.subtract(xf[s:e], mv, out=tb)
+        scale_by(tb)
         if gf is None:
             acc += float(tb.sum() if p == 1 else np.dot(tb, tb))
         elif p == 1:
@@ -95,56 +114,72 @@ def _moment_blocked(g, x, m, p):
             acc += float(np.dot(ub, tb))
     if g0 is not None:
         acc *= float(g0)
-    return np.full(m.shape, acc, dtype=x.dtype)
+    return np.full(np.broadcast_shapes(m.shape, sc.shape), acc, dtype=x.dtype)
 
 
-def _moment_fwd(g, x, m, p):
+def _moment_fwd(g, x, m, sc, p):
+    shape = np.broadcast_shapes(m.shape, sc.shape)
     g0 = _broadcast_scalar(g)
     if p == 0:
-        if g0 is not None and m.size == 1:
+        if g0 is not None and math.prod(shape) == 1:
             # every element of g equal: the count times the value, exactly
-            return np.full(m.shape, float(g0) * g.size, dtype=g.dtype)
-        return sum_to(g, m.shape)
-    if blockable(x, m) and x.shape == g.shape and (g0 is not None or (
+            return np.full(shape, float(g0) * g.size, dtype=g.dtype)
+        return sum_to(g, shape)
+    if blockable(x, m, sc) and x.shape == g.shape and (g0 is not None or (
             g.flags.c_contiguous and g.dtype == x.dtype)):
-        return _moment_blocked(g, x, m, p)
+        return _moment_blocked(g, x, m, sc, p)
     xp = xp_of(x)
     t = xp.asarray(x - m)     # numpy gives a scalar for 0-D operands
+    xp.divide(t, sc, out=t)
     if p == 2:
         xp.multiply(t, t, out=t)
     xp.multiply(t, g, out=t)
-    return sum_to(t, m.shape)
+    return sum_to(t, shape)
 
 
-_moment = Primitive("centered_moment_sum", _moment_fwd)
+_moment = Primitive("standardized_moment_sum", _moment_fwd)
 
 
-def _moment_dg(h, ans, g, x, m, p):
+def _z(x, m, sc):
+    return (x - m) / sc
+
+
+def _moment_dg(h, ans, g, x, m, sc, p):
     if p == 0:
         return ops.broadcast_to(h, g.shape)
-    d = x - m
-    return h * (d if p == 1 else d * d)
+    z = _z(x, m, sc)
+    return h * (z if p == 1 else z * z)
 
 
-def _moment_dx(h, ans, g, x, m, p):
+def _moment_dx(h, ans, g, x, m, sc, p):
     if p == 0:
         return None
-    return h * g if p == 1 else 2.0 * h * g * (x - m)
+    hg = h * g / sc
+    return hg if p == 1 else 2.0 * hg * _z(x, m, sc)
 
 
-def _moment_dm(h, ans, g, x, m, p):
+def _moment_dm(h, ans, g, x, m, sc, p):
+    # d/dm Σ g z^p = -(p/s) Σ g z^(p-1)
     if p == 0:
         return None
-    return -float(p) * h * apply(_moment, g, x, m, p=p - 1)
+    return -float(p) * h * apply(_moment, g, x, m, sc, p=p - 1) / sc
 
 
-defvjp(_moment, _moment_dg, _moment_dx, _moment_dm, save_out=False)
+def _moment_ds(h, ans, g, x, m, sc, p):
+    # d/ds Σ g z^p = -(p/s) Σ g z^p
+    if p == 0:
+        return None
+    return -float(p) * h * ans / sc
 
 
-def moment_sum(g, x, m, p):
-    """``Σ g·(x - m)^p`` summed to ``m``'s shape (``p`` in 0, 1, 2); ``g`` has the
-    broadcast shape of ``x`` and ``m``. A differentiable weft op."""
-    return apply(_moment, g, x, m, p=p)
+defvjp(_moment, _moment_dg, _moment_dx, _moment_dm, _moment_ds)
+
+
+def moment_sum(g, x, m, s, p):
+    """``Σ g·((x - m)/s)^p`` summed to the broadcast shape of ``m`` and ``s`` (``p`` in
+    0, 1, 2); ``g`` has the broadcast shape of ``x``, ``m`` and ``s``. A differentiable
+    weft op."""
+    return apply(_moment, g, x, m, s, p=p)
 
 
 def check_value(value, param, op):

@@ -18,39 +18,41 @@ _LOG_PI = math.log(math.pi)
 
 
 # ----------------------------------------------------------------------------------
-# log N(x; μ, σ) = (x - μ)² · (-1/(2σ²)) - (log σ + ½ log 2π) as one primitive: the
+# log N(x; μ, σ) = -½ z² - (log σ + ½ log 2π) with z = (x - μ)/σ, as one primitive: the
 # forward writes only its result (in cache-sized blocks for one law over many values),
-# and the gradients of μ and σ are the reductions Σ g(x-μ) and Σ g(x-μ)² (_fused)
+# and the gradients of μ and σ are the reductions Σ g z and Σ g z² (_fused). z comes
+# first: (x - μ)² and σ² leave float32's range at scales like 1e-30 or 1e30, z does not.
 
 def _log_prob_fwd(x, loc, scale):
     xp = xp_of(x)
-    k = -0.5 / (scale * scale)
-    c = xp.log(scale) + _util.HALF_LOG_2PI
+    neg_c = -(xp.log(scale) + _util.HALF_LOG_2PI)
     if _fused.blockable(x, loc, scale):
-        m, k, c = _fused.scalar(loc), _fused.scalar(k), _fused.scalar(c)
+        m, neg_c = _fused.scalar(loc), _fused.scalar(neg_c)
+        scale_by = _fused.scaler(_fused.scalar(scale), math.sqrt(0.5))   # z / sqrt 2
         xf = x.reshape(-1)
         out = np.empty(x.shape, x.dtype)
         of = out.reshape(-1)
         for s, e in _fused.blocks(x.size):
             ob = of[s:e]
             np.subtract(xf[s:e], m, out=ob)
+            scale_by(ob)
             np.multiply(ob, ob, out=ob)
-            ob *= k
-            ob -= c
+            np.subtract(neg_c, ob, out=ob)
         return out
     out = xp.asarray(x - loc)    # numpy gives a scalar for 0-D operands
+    xp.divide(out, scale, out=out)
     xp.multiply(out, out, out=out)
-    xp.multiply(out, k, out=out)
-    xp.subtract(out, c, out=out)
+    xp.multiply(out, 0.5, out=out)
+    xp.subtract(neg_c, out, out=out)
     return out
 
 
 _log_prob = Primitive("normal_log_prob", _log_prob_fwd)
 defvjp(_log_prob,
-       lambda g, ans, x, loc, scale: g * ((loc - x) / (scale * scale)),
-       lambda g, ans, x, loc, scale: _fused.moment_sum(g, x, loc, 1) / (scale * scale),
-       lambda g, ans, x, loc, scale: (_fused.moment_sum(g, x, loc, 2) / (scale * scale * scale)
-                                      - _fused.moment_sum(g, x, loc, 0) / scale),
+       lambda g, ans, x, loc, scale: g * (((loc - x) / scale) / scale),
+       lambda g, ans, x, loc, scale: _fused.moment_sum(g, x, loc, scale, 1) / scale,
+       lambda g, ans, x, loc, scale: ((_fused.moment_sum(g, x, loc, scale, 2)
+                                       - _fused.moment_sum(g, x, loc, scale, 0)) / scale),
        save_out=False)
 
 
