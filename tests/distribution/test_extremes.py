@@ -255,6 +255,23 @@ CASES = [
     Case("StudentT-cauchy-far", lambda df, loc, scale: D.StudentT(df, loc, scale),
          {"df": 1.0, "loc": 0.0, "scale": 1.0}, "log_prob",
          _logpdf(lambda df, loc, scale: stats.t(df, loc, scale)), [-3e29, 1e20]),
+    # Gamma, Chi2, Dirichlet: terms of size a log a cancelled in float32 (Chi2 log_prob at
+    # df = 1e6 was -8.0 for -8.17), now evaluated in float64 for large shapes
+    Case("Gamma-huge-concentration", lambda concentration, rate: D.Gamma(concentration, rate),
+         {"concentration": 1e4, "rate": 2.0}, "log_prob",
+         _logpdf(lambda concentration, rate: stats.gamma(concentration, scale=1 / rate)),
+         [4950.0, 5000.0, 5050.0]),
+    Case("Gamma-huge-concentration-entropy",
+         lambda concentration, rate: D.Gamma(concentration, rate),
+         {"concentration": 1e4, "rate": 2.0}, "entropy",
+         lambda p: stats.gamma(p["concentration"], scale=1 / p["rate"]).entropy()),
+    Case("Chi2-huge-df", lambda df: D.Chi2(df), {"df": 1e6}, "log_prob",
+         _logpdf(lambda df: stats.chi2(df)), [0.999e6, 1e6, 1.002e6]),
+    Case("Chi2-huge-df-entropy", lambda df: D.Chi2(df), {"df": 1e6}, "entropy",
+         lambda p: stats.chi2(p["df"]).entropy()),
+    Case("Dirichlet-huge-concentration-entropy", lambda concentration: D.Dirichlet(concentration),
+         {"concentration": np.array([1e4, 2e4, 3e4])}, "entropy",
+         lambda p: stats.dirichlet(p["concentration"]).entropy()),
     # Bernoulli: the logits are clamped to eps, which put log_prob(1) at log(1.2e-7) and
     # the entropy at 1e-7 for p = 1e-12 in float32
     Case("Bernoulli-tiny-p", lambda probs: D.Bernoulli(probs), {"probs": 1e-12},

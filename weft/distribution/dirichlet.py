@@ -12,6 +12,18 @@ from .exponential_family import ExponentialFamily
 __all__ = ["Dirichlet"]
 
 
+def _log_density(x, a):
+    return (ops.xlogy(a - 1.0, x).sum(axis=-1) + ops.lgamma(a.sum(axis=-1))
+            - ops.lgamma(a).sum(axis=-1))
+
+
+def _entropy(a):
+    k = a.shape[-1]
+    a0 = a.sum(axis=-1)
+    return (ops.lgamma(a).sum(axis=-1) - ops.lgamma(a0) + (a0 - k) * ops.digamma(a0)
+            - ((a - 1.0) * ops.digamma(a)).sum(axis=-1))
+
+
 class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution on the probability simplex, with concentration
     ``α`` of shape ``batch + [K]`` (``K >= 1`` categories; event shape ``[K]``).
@@ -71,19 +83,14 @@ class Dirichlet(ExponentialFamily):
     def log_prob(self, value):
         value = self._value(value)
         a = self.concentration
-        lp = (ops.xlogy(a - 1.0, value).sum(axis=-1) + ops.lgamma(a.sum(axis=-1))
-              - ops.lgamma(a).sum(axis=-1))
+        lp = _util.widened_if_large((a,), _log_density, value, a)
         # the simplex up to rounding: a sum within a few ulps per category of 1
         tol = 16 * float(np.finfo(value._data.dtype).eps) * max(1, a.shape[-1])
         inside = (value >= 0).all(axis=-1) & ((value.sum(axis=-1) - 1.0).abs() <= tol)
         return ops.where(inside, lp, float("-inf"))
 
     def entropy(self):
-        a = self.concentration
-        k = a.shape[-1]
-        a0 = a.sum(axis=-1)
-        return (ops.lgamma(a).sum(axis=-1) - ops.lgamma(a0) + (a0 - k) * ops.digamma(a0)
-                - ((a - 1.0) * ops.digamma(a)).sum(axis=-1))
+        return _util.widened_if_large((self.concentration,), _entropy, self.concentration)
 
     @property
     def _natural_parameters(self):

@@ -8,6 +8,16 @@ from .exponential_family import ExponentialFamily
 __all__ = ["Gamma"]
 
 
+def _log_density(x, a, b):
+    # xlogy: at x = 0 the density is 0, the rate or inf for a > 1, = 1, < 1
+    return ops.xlogy(a, b) + ops.xlogy(a - 1.0, x) - b * x - ops.lgamma(a)
+
+
+def _std_entropy(a):
+    """The entropy of Gamma(a, 1)."""
+    return a + ops.lgamma(a) + (1.0 - a) * ops.digamma(a)
+
+
 class Gamma(ExponentialFamily):
     """The Gamma distribution with density ``β^α x^(α-1) e^(-βx) / Γ(α)`` on ``(0, ∞)``
     (``α`` = ``concentration``, ``β`` = ``rate``).
@@ -57,8 +67,7 @@ class Gamma(ExponentialFamily):
     def log_prob(self, value):
         value = self._value(value)
         a, b = self.concentration, self.rate
-        # xlogy: at x = 0 the density is 0, the rate or inf for a > 1, = 1, < 1
-        lp = ops.xlogy(a, b) + ops.xlogy(a - 1.0, value) - b * value - ops.lgamma(a)
+        lp = _util.widened_if_large((a,), _log_density, value, a, b)
         return ops.where(value >= 0, lp, float("-inf"))
 
     def cdf(self, value):
@@ -71,7 +80,7 @@ class Gamma(ExponentialFamily):
 
     def entropy(self):
         a = self.concentration
-        return a - self.rate.log() + ops.lgamma(a) + (1.0 - a) * ops.digamma(a)
+        return _util.widened_if_large((a,), _std_entropy, a) - self.rate.log()
 
     @property
     def _natural_parameters(self):
