@@ -979,14 +979,19 @@ WEFT_SIMD_CLONES void chol_backward_one(i64 n, i64 ld, const T* __restrict l, T*
   const R half = R(0.5);
   auto row = [&](T* base, i64 r) { return reinterpret_cast<V*>(base + r * ld); };
   auto upto = [&](i64 i) { return i / L + 1; };  // the vectors holding columns 0..i
-  for (i64 i = 0; i < n; ++i) {  // row i of tril(Lᴴ Ḡ): Σ_{k>=i} conj(L_ki) Ḡ[k, 0..i]
+  // tril(Lᴴ Ḡ): row i is Σ_{k>=i} conj(L_ki) Ḡ[k, 0..i], summed k by k over all rows
+  // (each step updates different rows: no row waits on its own previous update)
+  for (i64 i = 0; i < n; ++i) {
     V* __restrict pi = row(p, i);
-    const i64 w = upto(i);
-    for (i64 v = 0; v < w; ++v) pi[v] = V{};
-    for (i64 k = i; k < n; ++k) {
-      const T f = conj_of(l[k * n + i]);
-      const V* __restrict gk = row(g, k);
-      for (i64 v = 0; v < w; ++v) pi[v] += f * gk[v];
+    for (i64 v = 0; v < upto(i); ++v) pi[v] = V{};
+  }
+  for (i64 k = 0; k < n; ++k) {
+    const V* __restrict gk = row(g, k);
+    const T* lk = l + k * n;
+    for (i64 i = 0; i <= k; ++i) {
+      const T f = conj_of(lk[i]);
+      V* __restrict pi = row(p, i);
+      for (i64 v = 0; v < upto(i); ++v) pi[v] += f * gk[v];
     }
   }
   for (i64 i = 0; i < n; ++i) {  // S
@@ -999,9 +1004,9 @@ WEFT_SIMD_CLONES void chol_backward_one(i64 n, i64 ld, const T* __restrict l, T*
   auto solve_lh = [&](T* x, bool lower) {
     for (i64 k = n - 1; k >= 0; --k) {
       V* __restrict xk = row(x, k);
-      const T d = conj_of(l[k * n + k]);
+      const T r = T(1) / conj_of(l[k * n + k]);  // one division per row, not per entry
       const i64 wk = lower ? upto(k) : nv;
-      for (i64 v = 0; v < wk; ++v) xk[v] /= d;
+      for (i64 v = 0; v < wk; ++v) xk[v] *= r;
       const T* lk = l + k * n;
       i64 i = 0;
       for (; i + 3 < k; i += 4) {
