@@ -970,7 +970,7 @@ struct CholBackRows {
 };
 
 template <class T>
-WEFT_SIMD_CLONES void chol_backward_one(i64 n, i64 ld, const T* __restrict l, T* __restrict g,
+WEFT_SIMD_CLONES void chol_backward_one(i64 n, i64 ld, const T* __restrict l, const T* __restrict g,
                                         T* __restrict p, T* __restrict z, T* __restrict out) {
   using R = real_of_t<T>;
   using V = typename CholBackRows<T>::V;
@@ -986,12 +986,28 @@ WEFT_SIMD_CLONES void chol_backward_one(i64 n, i64 ld, const T* __restrict l, T*
     for (i64 v = 0; v < upto(i); ++v) pi[v] = V{};
   }
   for (i64 k = 0; k < n; ++k) {
-    const V* __restrict gk = row(g, k);
+    const V* __restrict gk = reinterpret_cast<const V*>(g + k * ld);
     const T* lk = l + k * n;
-    for (i64 i = 0; i <= k; ++i) {
+    i64 i = 0;
+    for (; i + 3 <= k; i += 4) {  // four rows share the loads of row k
+      const T f0 = conj_of(lk[i]), f1 = conj_of(lk[i + 1]), f2 = conj_of(lk[i + 2]),
+              f3 = conj_of(lk[i + 3]);
+      V* __restrict p0 = row(p, i);
+      V* __restrict p1 = row(p, i + 1);
+      V* __restrict p2 = row(p, i + 2);
+      V* __restrict p3 = row(p, i + 3);
+      for (i64 v = 0, w = upto(i + 3); v < w; ++v) {
+        const V s = gk[v];
+        p0[v] += f0 * s;
+        p1[v] += f1 * s;
+        p2[v] += f2 * s;
+        p3[v] += f3 * s;
+      }
+    }
+    for (; i <= k; ++i) {
       const T f = conj_of(lk[i]);
       V* __restrict pi = row(p, i);
-      for (i64 v = 0; v < upto(i); ++v) pi[v] += f * gk[v];
+      for (i64 v = 0, w = upto(i); v < w; ++v) pi[v] += f * gk[v];
     }
   }
   for (i64 i = 0; i < n; ++i) {  // S
@@ -1047,13 +1063,27 @@ WEFT_SIMD_CLONES void chol_backward_one(i64 n, i64 ld, const T* __restrict l, T*
   }
 }
 
-// gA [B,n,n] from the factors l [B,n,n] (lower) and the cotangent g [B,n,n] of L.
+// gA [B,n,n] from the factors l [B,n,n] (lower, C-contiguous) and the cotangent g of L:
+// any strides (a cotangent is often a broadcast view, e.g. that of a sum: every matrix
+// reads through its strides into the workspace it copies to anyway, so no contiguous
+// copy of the batch is made first).
 py::array cholesky_backward(int provider, const py::array& l, const py::array& g) {
   const char* op = "lapack_cholesky_backward";
   provider_of(provider, op);
-  const std::pair<Mats, Mats> st = system_args(l, g, op, "l", true);
-  const Mats s = st.first, t = st.second;
-  if (t.cols != s.cols) value_error(op, "g must have the shape of l, got ", shape_str(g));
+  const Mats s = mats(l, op, "l");
+  if (s.rows != s.cols) value_error(op, "l must hold square matrices, got ", shape_str(l));
+  check_ndim(g, 3, op, "g");
+  if (g.shape(0) != s.batch || g.shape(1) != s.rows || g.shape(2) != s.cols)
+    value_error(op, "g must have the shape of l ", shape_str(l), ", got ", shape_str(g));
+  check_same_dtype(l, "l", g, "g", op);
+  if (!(g.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_))
+    value_error(op, "g must be aligned to its itemsize (", g.itemsize(), " bytes)");
+  i64 gs[3];
+  for (int d = 0; d < 3; ++d) {
+    if (g.strides(d) % g.itemsize() != 0)
+      value_error(op, "g's strides must be whole elements, got ", py::str(g.attr("strides")).cast<std::string>());
+    gs[d] = g.strides(d) / g.itemsize();
+  }
   return dispatch(FloatingComplexTypes{}, l, op, "l", [&](auto tag) -> py::array {
     using T = typename decltype(tag)::type;
     const i64 n = s.rows, nn = elems({n, n}, op);
@@ -1063,16 +1093,19 @@ py::array cholesky_backward(int provider, const py::array& l, const py::array& g
     T* O = out.mutable_data();
     constexpr i64 lanes = CholBackRows<T>::L;
     const i64 ld = (n + lanes - 1) / lanes * lanes, pad = 32 / sizeof(T);
-    const i64 ws = elems({3, n, ld}, op) + 3 * pad;
-    over_batch(s.batch, 3.0 * n * n * n, [&](i64 b, i64 e) {
-      std::vector<T> buf(static_cast<std::size_t>(ws + 3 * pad));
+    const i64 ws = elems({3, n, ld}, op) + 6 * pad;
+    over_batch(s.batch, 2.0 * n * n * n, [&](i64 b, i64 e) {
+      std::vector<T> buf(static_cast<std::size_t>(ws));
       T* g0 = aligned32(buf);  // three workspaces, each on a 32-byte boundary
       const i64 step = (n * ld + pad - 1) / pad * pad;
       T* p0 = g0 + step;
       T* z0 = p0 + step;
-      std::fill(g0, g0 + 3 * step, T(0));  // the padding stays zero
+      std::fill(g0, g0 + 3 * step, T(0));  // g's upper triangle and padding stay zero
       for (i64 i = b; i < e; ++i) {
-        for (i64 r = 0; r < n; ++r) std::copy(G + i * nn + r * n, G + i * nn + (r + 1) * n, g0 + r * ld);
+        for (i64 r = 0; r < n; ++r) {  // Ḡ's lower triangle, all that is read
+          const T* src = G + i * gs[0] + r * gs[1];
+          for (i64 c = 0; c <= r; ++c) g0[r * ld + c] = src[c * gs[2]];
+        }
         chol_backward_one(n, ld, L + i * nn, g0, p0, z0, O + i * nn);
       }
     });

@@ -289,7 +289,8 @@ class Lapack(LinalgBackend):
     def cholesky_backward(self, l, g):
         shape, l, g = _broadcast(l, g)
         _, fl = _flat(l)
-        _, fg = _flat(g)
+        # g as it is (a view when it can be): the driver reads it through its strides
+        fg = g.reshape((len(fl),) + g.shape[-2:])
         return self._run(_C.lapack_cholesky_backward, len(fl), fl, fg).reshape(shape + l.shape[-2:])
 
     def triangular_solve(self, a, b, upper, trans, unit):
