@@ -504,10 +504,29 @@ WEFT_SIMD_CLONES void vec_getrs(i64 n, i64 nv, const R* __restrict lu, const std
       for (i64 v = 0; v < nv; ++v) std::swap(a[v], b[v]);
     }
   };
-  auto axpy = [&](R f, i64 src, i64 dst) {  // row dst -= f * row src
+  // rows i in [i0, i1) -= c(i) * row src; four rows share each load of row src
+  auto axpy = [&](i64 src, i64 i0, i64 i1, auto c) __attribute__((always_inline)) {
     const V* __restrict s = row(src);
-    V* __restrict d = row(dst);
-    for (i64 v = 0; v < nv; ++v) d[v] -= f * s[v];
+    i64 i = i0;
+    for (; i + 3 < i1; i += 4) {
+      const R f0 = c(i), f1 = c(i + 1), f2 = c(i + 2), f3 = c(i + 3);
+      V* __restrict d0 = row(i);
+      V* __restrict d1 = row(i + 1);
+      V* __restrict d2 = row(i + 2);
+      V* __restrict d3 = row(i + 3);
+      for (i64 v = 0; v < nv; ++v) {
+        const V t = s[v];
+        d0[v] -= f0 * t;
+        d1[v] -= f1 * t;
+        d2[v] -= f2 * t;
+        d3[v] -= f3 * t;
+      }
+    }
+    for (; i < i1; ++i) {
+      const R f = c(i);
+      V* __restrict d = row(i);
+      for (i64 v = 0; v < nv; ++v) d[v] -= f * s[v];
+    }
   };
   auto scale = [&](i64 r, R d) {
     V* __restrict a = row(r);
@@ -515,20 +534,18 @@ WEFT_SIMD_CLONES void vec_getrs(i64 n, i64 nv, const R* __restrict lu, const std
   };
   if (trans == 0) {
     for (i64 i = 0; i < n; ++i) swap_rows(i);
-    for (i64 j = 0; j < n; ++j)
-      for (i64 i = j + 1; i < n; ++i) axpy(lu[i * n + j], j, i);
+    for (i64 j = 0; j < n; ++j) axpy(j, j + 1, n, [&](i64 i) { return lu[i * n + j]; });
     for (i64 j = n - 1; j >= 0; --j) {
       scale(j, lu[j * n + j]);
-      for (i64 i = 0; i < j; ++i) axpy(lu[i * n + j], j, i);
+      axpy(j, 0, j, [&](i64 i) { return lu[i * n + j]; });
     }
     return;
   }
   for (i64 j = 0; j < n; ++j) {
     scale(j, lu[j * n + j]);
-    for (i64 i = j + 1; i < n; ++i) axpy(lu[j * n + i], j, i);
+    axpy(j, j + 1, n, [&](i64 i) { return lu[j * n + i]; });
   }
-  for (i64 j = n - 1; j >= 0; --j)
-    for (i64 i = 0; i < j; ++i) axpy(lu[j * n + i], j, i);
+  for (i64 j = n - 1; j >= 0; --j) axpy(j, 0, j, [&](i64 i) { return lu[j * n + i]; });
   for (i64 i = n - 1; i >= 0; --i) swap_rows(i);
 }
 #endif
