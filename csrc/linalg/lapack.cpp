@@ -972,9 +972,59 @@ py::tuple cholesky(int provider, const py::array& a) {
 // is Hermitian only its lower triangle is computed: X = L⁻ᴴ S (a full back
 // substitution), then gA = L⁻ᴴ Xᴴ row by row on columns 0..i only (a third of the
 // work of a full one), mirrored.  Only the lower triangles of L and Ḡ are read (P's
-// lower triangle needs no more).  Rows live in workspaces of `ld` entries (padded
-// with zeros to whole vectors for a real type, 32-byte aligned): g a copy of Ḡ, p, z;
-// every step is a sweep of row updates, contiguous, four rows sharing each load.
+// lower triangle needs no more).  Rows live in ld x ld workspaces (padded with zeros
+// to whole vectors for a real type, 32-byte aligned): g a copy of Ḡ, p, z; every
+// step is a sweep of row updates, contiguous, four rows sharing each load, and the
+// transpositions go by vector blocks.
+#if WEFT_VEC_LU
+// dst = srcᵀ for a real ld x ld matrix (ld a multiple of the vector width L, both
+// 32-byte aligned), by L x L blocks transposed in registers: the classic three stages
+// for 8 floats (two for 4 doubles), each mask one x86 instruction (unpck, shufp,
+// perm2f128): pairs of rows interleaved, then pairs of pairs, then 128-bit halves.
+template <class R>
+inline __attribute__((always_inline)) void block_transpose(i64 ld, const R* __restrict src,
+                                                           R* __restrict dst) {
+  using V = typename Vec<R>::type;
+  constexpr i64 L = Vec<R>::lanes;
+  using M = std::conditional_t<sizeof(R) == 4, std::int32_t, std::int64_t>;
+  typedef M MV __attribute__((vector_size(32)));
+  for (i64 bi = 0; bi < ld; bi += L)
+    for (i64 bj = 0; bj < ld; bj += L) {
+      V b[L];
+      for (i64 r = 0; r < L; ++r) b[r] = *reinterpret_cast<const V*>(src + (bi + r) * ld + bj);
+      if constexpr (L == 8) {
+        V t[8], u[8];
+        for (int r = 0; r < 8; r += 2) {
+          t[r] = __builtin_shuffle(b[r], b[r + 1], MV{0, 8, 1, 9, 4, 12, 5, 13});
+          t[r + 1] = __builtin_shuffle(b[r], b[r + 1], MV{2, 10, 3, 11, 6, 14, 7, 15});
+        }
+        for (int r = 0; r < 8; r += 4)
+          for (int q = 0; q < 2; ++q) {
+            u[r + 2 * q] = __builtin_shuffle(t[r + q], t[r + q + 2], MV{0, 1, 8, 9, 4, 5, 12, 13});
+            u[r + 2 * q + 1] =
+                __builtin_shuffle(t[r + q], t[r + q + 2], MV{2, 3, 10, 11, 6, 7, 14, 15});
+          }
+        for (int c = 0; c < 4; ++c) {
+          b[c] = __builtin_shuffle(u[c], u[c + 4], MV{0, 1, 2, 3, 8, 9, 10, 11});
+          b[c + 4] = __builtin_shuffle(u[c], u[c + 4], MV{4, 5, 6, 7, 12, 13, 14, 15});
+        }
+      } else {
+        static_assert(L == 4, "32-byte vectors of float or double");
+        V t[4];
+        for (int r = 0; r < 4; r += 2) {
+          t[r] = __builtin_shuffle(b[r], b[r + 1], MV{0, 4, 2, 6});
+          t[r + 1] = __builtin_shuffle(b[r], b[r + 1], MV{1, 5, 3, 7});
+        }
+        b[0] = __builtin_shuffle(t[0], t[2], MV{0, 1, 4, 5});
+        b[2] = __builtin_shuffle(t[0], t[2], MV{2, 3, 6, 7});
+        b[1] = __builtin_shuffle(t[1], t[3], MV{0, 1, 4, 5});
+        b[3] = __builtin_shuffle(t[1], t[3], MV{2, 3, 6, 7});
+      }
+      for (i64 r = 0; r < L; ++r) *reinterpret_cast<V*>(dst + (bj + r) * ld + bi) = b[r];
+    }
+}
+#endif
+
 template <class T>
 struct CholBackRows {
 #if WEFT_VEC_LU
@@ -1027,10 +1077,45 @@ WEFT_SIMD_CLONES void chol_backward_one(i64 n, i64 ld, const T* __restrict l, co
       for (i64 v = 0, w = upto(i); v < w; ++v) pi[v] += f * gk[v];
     }
   }
-  for (i64 i = 0; i < n; ++i) {  // S
-    for (i64 j = 0; j < i; ++j) z[i * ld + j] = half * p[i * ld + j];
-    z[i * ld + i] = T(half * std::real(p[i * ld + i]));
-    for (i64 j = i + 1; j < n; ++j) z[i * ld + j] = half * conj_of(p[j * ld + i]);
+  // `lower_of(a, at)`: the matrix whose lower triangle (diagonal included) is a's and
+  // whose strict upper triangle is at's, written over at (for a real type at = aᵀ by
+  // block transposes, then a blend per vector; otherwise element by element)
+  auto transpose = [&](const T* a, T* at) __attribute__((always_inline)) {  // at = aᴴ
+#if WEFT_VEC_LU
+    if constexpr (!is_complex_v<T>) {
+      block_transpose(ld, a, at);
+      return;
+    }
+#endif
+    for (i64 i = 0; i < n; ++i)
+      for (i64 j = 0; j < n; ++j) at[i * ld + j] = conj_of(a[j * ld + i]);
+  };
+  auto lower_of = [&](const T* a, T* at) __attribute__((always_inline)) {
+#if WEFT_VEC_LU
+    if constexpr (!is_complex_v<T>) {
+      using M = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+      typedef M MV __attribute__((vector_size(32)));
+      MV col;
+      for (i64 c = 0; c < L; ++c) col[c] = static_cast<M>(c);
+      for (i64 i = 0; i < n; ++i)
+        for (i64 v = 0; v < nv; ++v) {
+          const MV keep = col + static_cast<M>(v * L) <= static_cast<M>(i);
+          V* t = row(at, i) + v;
+          *t = keep ? reinterpret_cast<const V*>(a + i * ld)[v] : *t;
+        }
+      return;
+    }
+#endif
+    for (i64 i = 0; i < n; ++i)
+      for (i64 j = 0; j <= i; ++j) at[i * ld + j] = a[i * ld + j];
+  };
+  // S = ½(tril P + (tril₋₁ P)ᴴ), its diagonal real
+  transpose(p, z);
+  lower_of(p, z);
+  for (i64 i = 0; i < n; ++i) {
+    V* zi = row(z, i);
+    for (i64 v = 0; v < nv; ++v) zi[v] *= half;
+    z[i * ld + i] = T(std::real(z[i * ld + i]));
   }
   // x <- L⁻ᴴ x on the first vectors of each row (all of them, or those up to the row's
   // own column): Lᴴ upper, (Lᴴ)_ik = conj(L_ki), row k of L read contiguously
@@ -1067,16 +1152,13 @@ WEFT_SIMD_CLONES void chol_backward_one(i64 n, i64 ld, const T* __restrict l, co
     }
   };
   solve_lh(z, false);  // X = L⁻ᴴ S
-  for (i64 i = 0; i < n; ++i)
-    for (i64 j = 0; j < n; ++j) p[i * ld + j] = conj_of(z[j * ld + i]);
+  transpose(z, p);
   solve_lh(p, true);  // the lower triangle of L⁻ᴴ Xᴴ = gA
+  transpose(p, z);    // gA's upper triangle: the conjugate of its lower one
+  lower_of(p, z);
   for (i64 i = 0; i < n; ++i) {
-    for (i64 j = 0; j < i; ++j) {
-      const T v = p[i * ld + j];
-      out[i * n + j] = v;
-      out[j * n + i] = conj_of(v);
-    }
-    out[i * n + i] = T(std::real(p[i * ld + i]));  // Hermitian: a real diagonal
+    std::copy(z + i * ld, z + i * ld + n, out + i * n);
+    out[i * n + i] = T(std::real(z[i * ld + i]));  // Hermitian: a real diagonal
   }
 }
 
@@ -1110,11 +1192,11 @@ py::array cholesky_backward(int provider, const py::array& l, const py::array& g
     T* O = out.mutable_data();
     constexpr i64 lanes = CholBackRows<T>::L;
     const i64 ld = (n + lanes - 1) / lanes * lanes, pad = 32 / sizeof(T);
-    const i64 ws = elems({3, n, ld}, op) + 6 * pad;
+    const i64 ws = elems({3, ld, ld}, op) + 6 * pad;
     over_batch(s.batch, 2.0 * n * n * n, [&](i64 b, i64 e) {
       std::vector<T> buf(static_cast<std::size_t>(ws));
-      T* g0 = aligned32(buf);  // three workspaces, each on a 32-byte boundary
-      const i64 step = (n * ld + pad - 1) / pad * pad;
+      T* g0 = aligned32(buf);  // three ld x ld workspaces, each on a 32-byte boundary
+      const i64 step = (ld * ld + pad - 1) / pad * pad;
       T* p0 = g0 + step;
       T* z0 = p0 + step;
       std::fill(g0, g0 + 3 * step, T(0));  // g's upper triangle and padding stay zero
