@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -45,6 +46,7 @@
 #include "common/checks.h"
 #include "common/dtype.h"
 #include "common/parallel.h"
+#include "common/simd.h"
 
 namespace py = pybind11;
 
@@ -311,6 +313,286 @@ void small_getrs(i64 n, i64 k, const T* a, i64 lda, const lint* ipiv, T* x) {
 }
 
 // ---------------------------------------------------------------------------------
+// Small real solve, fused.  For real n <= kSmallLU the solve runs as one elimination
+// on the row-major augmented matrix W = [A | B] (each row: A's n entries, zeros up to
+// a multiple of the vector width, B's k entries, zeros again): partial pivoting swaps
+// whole rows, which are contiguous here, and each elimination step updates the rows
+// below with whole-vector operations that carry B along (L⁻¹ P B for free, in the
+// order getrs's forward substitution would apply it), then a back substitution of
+// column sweeps.  No transposition of the caller's row-major data, one workspace per
+// chunk kept in cache, and the multipliers kept apart from W so that the eliminated
+// part of W is exactly zero: an update may then start at the vector holding column
+// j+1 instead of at column j+1 itself (0 - f·0 leaves the zeros to its left alone).
+// The pivots and info are getf2's (first entry of largest magnitude; info the first
+// zero pivot), the results LAPACK's up to rounding.  Written with GCC vector
+// extensions (plain scalar code elsewhere); no FMA, so every clone rounds alike.
+
+#if defined(__GNUC__)
+#define WEFT_VEC_LU 1
+template <class R> struct Vec {
+  // 32 bytes (4 doubles, 8 floats), aligned loads: W must start on a 32-byte boundary
+  typedef R type __attribute__((vector_size(32)));
+  static constexpr i64 lanes = 32 / sizeof(R);
+};
+#else
+#define WEFT_VEC_LU 0
+#endif
+
+// Layout of W for an n x n system with k right-hand sides: B starts at column `boff`,
+// each row is `ld` entries (both multiples of the vector width).
+struct AugLayout {
+  i64 boff, ld;
+};
+template <class R> AugLayout aug_layout(i64 n, i64 k) {
+  // the vector width of aug_gesv (32 bytes of a real type); 1 where it does not run
+  const i64 L = WEFT_VEC_LU && !is_complex_v<R> ? static_cast<i64>(32 / sizeof(R)) : 1;
+  const i64 boff = (n + L - 1) / L * L;
+  return {boff, boff + (k + L - 1) / L * L};
+}
+
+#if WEFT_VEC_LU
+// A 32-byte aligned start inside `buf` (sized with 32 bytes to spare).
+template <class R> R* aligned32(std::vector<R>& buf) {
+  void* p = buf.data();
+  std::size_t space = buf.size() * sizeof(R);
+  return static_cast<R*>(std::align(32, sizeof(R), p, space));
+}
+
+// W (n rows of `ld`, 32-byte aligned) in place: on return W's upper triangle holds U, its B part X,
+// `lo` (n x n row-major, strictly lower part) the multipliers L.  Returns info.
+template <class R>
+WEFT_SIMD_CLONES lint aug_gesv(i64 n, i64 boff, i64 ld, R* __restrict w, R* __restrict lo,
+                               lint* __restrict ipiv) {
+  using V = typename Vec<R>::type;
+  constexpr i64 L = Vec<R>::lanes;
+  const i64 nv = ld / L;
+  auto vrow = [&](i64 r) { return reinterpret_cast<V*>(w + r * ld); };
+  for (i64 j = 0; j < n; ++j) {
+    // the largest |w[i, j]|, i >= j, by four independent maxima (no compare chain), then
+    // the first row holding it: i?amax's pivot.  NaNs are passed over as i?amax does.
+    R m[4] = {R(0), R(0), R(0), R(0)};
+    i64 i = j;
+    for (; i + 3 < n; i += 4)
+      for (int t = 0; t < 4; ++t) {
+        const R v = std::abs(w[(i + t) * ld + j]);
+        m[t] = v > m[t] ? v : m[t];
+      }
+    for (; i < n; ++i) {
+      const R v = std::abs(w[i * ld + j]);
+      m[0] = v > m[0] ? v : m[0];
+    }
+    const R best = std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+    if (!(best > R(0))) {  // a zero column: singular, nothing more to solve
+      ipiv[j] = static_cast<lint>(j + 1);
+      return static_cast<lint>(j + 1);
+    }
+    i64 p = j;
+    while (std::abs(w[p * ld + j]) != best) ++p;
+    ipiv[j] = static_cast<lint>(p + 1);
+    if (p != j) {
+      V* a = vrow(j);
+      V* b = vrow(p);
+      for (i64 v = 0; v < nv; ++v) std::swap(a[v], b[v]);
+      for (i64 c = 0; c < j; ++c) std::swap(lo[j * n + c], lo[p * n + c]);
+    }
+    const R piv = w[j * ld + j];
+    const bool recip = std::abs(piv) >= std::numeric_limits<R>::min();  // as getf2
+    const R r = R(1) / piv;
+    const V* __restrict src = vrow(j);
+    const i64 v0 = (j + 1) / L;
+    // four rows at a time share the pivot row's loads and the loop overhead
+    for (i = j + 1; i + 3 < n; i += 4) {
+      R f[4];
+      for (int t = 0; t < 4; ++t) {
+        R* ri = w + (i + t) * ld;
+        f[t] = recip ? ri[j] * r : ri[j] / piv;
+        lo[(i + t) * n + j] = f[t];
+      }
+      V* __restrict d0 = vrow(i);
+      V* __restrict d1 = vrow(i + 1);
+      V* __restrict d2 = vrow(i + 2);
+      V* __restrict d3 = vrow(i + 3);
+      for (i64 v = v0; v < nv; ++v) {
+        const V s = src[v];
+        d0[v] -= f[0] * s;
+        d1[v] -= f[1] * s;
+        d2[v] -= f[2] * s;
+        d3[v] -= f[3] * s;
+      }
+      for (int t = 0; t < 4; ++t) w[(i + t) * ld + j] = R(0);
+    }
+    for (; i < n; ++i) {
+      R* ri = w + i * ld;
+      const R f = recip ? ri[j] * r : ri[j] / piv;
+      lo[i * n + j] = f;
+      V* __restrict d = vrow(i);
+      for (i64 v = v0; v < nv; ++v) d[v] -= f * src[v];
+      ri[j] = R(0);
+    }
+  }
+  // U X = L⁻¹ P B by column sweeps (x_j final, then removed from the rows above): the
+  // updates of one row are a whole sweep apart, so no store waits on the one before
+  const i64 b0 = boff / L;
+  for (i64 j = n - 1; j >= 0; --j) {
+    V* __restrict xj = vrow(j);
+    const R d = w[j * ld + j];
+    for (i64 v = b0; v < nv; ++v) xj[v] /= d;
+    for (i64 i = 0; i < j; ++i) {
+      const R f = w[i * ld + j];
+      V* __restrict xi = vrow(i);
+      for (i64 v = b0; v < nv; ++v) xi[v] -= f * xj[v];
+    }
+  }
+  return 0;
+}
+#endif
+
+// A X = B for one real matrix (row-major A [n,n], B and X [n,k]) through aug_gesv, with
+// workspaces w (n x ld, 32-byte aligned) and lo (n x n); the factors (row-major combined LU, as `lu`
+// returns them) and 1-based pivots also go to `lu`/`piv` when they are not null.
+template <class R>
+lint small_gesv(i64 n, i64 k, const R* a, const R* b, R* x, R* w, R* lo, lint* ipiv, R* lu,
+                std::int32_t* piv) {
+#if WEFT_VEC_LU
+  const AugLayout g = aug_layout<R>(n, k);
+  for (i64 r = 0; r < n; ++r) {
+    R* row = w + r * g.ld;
+    std::copy(a + r * n, a + (r + 1) * n, row);
+    std::fill(row + n, row + g.boff, R(0));
+    std::copy(b + r * k, b + (r + 1) * k, row + g.boff);
+    std::fill(row + g.boff + k, row + g.ld, R(0));
+  }
+  const lint info = aug_gesv(n, g.boff, g.ld, w, lo, ipiv);
+  if (info) return info;
+  for (i64 r = 0; r < n; ++r) std::copy(w + r * g.ld + g.boff, w + r * g.ld + g.boff + k, x + r * k);
+  if (lu) {
+    for (i64 r = 0; r < n; ++r)
+      for (i64 c = 0; c < n; ++c) lu[r * n + c] = c < r ? lo[r * n + c] : w[r * g.ld + c];
+    std::copy(ipiv, ipiv + n, piv);
+  }
+  return 0;
+#else
+  (void)w; (void)lo;
+  std::vector<R> cm(static_cast<std::size_t>(n * n));
+  lint info = 0;
+  to_cm(a, n, n, cm.data(), n);
+  small_getrf(n, n, cm.data(), n, ipiv, &info);
+  if (info) return info;
+  std::copy(b, b + n * k, x);
+  small_getrs(n, k, cm.data(), n, ipiv, x);
+  if (lu) {
+    from_cm(cm.data(), n, n, n, lu);
+    std::copy(ipiv, ipiv + n, piv);
+  }
+  return 0;
+#endif
+}
+
+#if WEFT_VEC_LU
+// rm_getrs for a real type on rows of `nv` vectors (x 32-byte aligned, rows padded):
+// the same sweeps, each row update one or a few vector operations.
+template <class R>
+WEFT_SIMD_CLONES void vec_getrs(i64 n, i64 nv, const R* __restrict lu, const std::int32_t* ipiv,
+                                int trans, R* __restrict x) {
+  using V = typename Vec<R>::type;
+  auto row = [&](i64 r) { return reinterpret_cast<V*>(x + r * nv * Vec<R>::lanes); };
+  auto swap_rows = [&](i64 i) {
+    const i64 p = ipiv[i] - 1;
+    if (p != i) {
+      V* a = row(i);
+      V* b = row(p);
+      for (i64 v = 0; v < nv; ++v) std::swap(a[v], b[v]);
+    }
+  };
+  // rows i in [i0, i1) -= c(i) * row src; four rows share each load of row src
+  auto axpy = [&](i64 src, i64 i0, i64 i1, auto c) __attribute__((always_inline)) {
+    const V* __restrict s = row(src);
+    i64 i = i0;
+    for (; i + 3 < i1; i += 4) {
+      const R f0 = c(i), f1 = c(i + 1), f2 = c(i + 2), f3 = c(i + 3);
+      V* __restrict d0 = row(i);
+      V* __restrict d1 = row(i + 1);
+      V* __restrict d2 = row(i + 2);
+      V* __restrict d3 = row(i + 3);
+      for (i64 v = 0; v < nv; ++v) {
+        const V t = s[v];
+        d0[v] -= f0 * t;
+        d1[v] -= f1 * t;
+        d2[v] -= f2 * t;
+        d3[v] -= f3 * t;
+      }
+    }
+    for (; i < i1; ++i) {
+      const R f = c(i);
+      V* __restrict d = row(i);
+      for (i64 v = 0; v < nv; ++v) d[v] -= f * s[v];
+    }
+  };
+  auto scale = [&](i64 r, R d) {
+    V* __restrict a = row(r);
+    for (i64 v = 0; v < nv; ++v) a[v] /= d;
+  };
+  if (trans == 0) {
+    for (i64 i = 0; i < n; ++i) swap_rows(i);
+    for (i64 j = 0; j < n; ++j) axpy(j, j + 1, n, [&](i64 i) { return lu[i * n + j]; });
+    for (i64 j = n - 1; j >= 0; --j) {
+      scale(j, lu[j * n + j]);
+      axpy(j, 0, j, [&](i64 i) { return lu[i * n + j]; });
+    }
+    return;
+  }
+  for (i64 j = 0; j < n; ++j) {
+    scale(j, lu[j * n + j]);
+    axpy(j, j + 1, n, [&](i64 i) { return lu[j * n + i]; });
+  }
+  for (i64 j = n - 1; j >= 0; --j) axpy(j, 0, j, [&](i64 i) { return lu[j * n + i]; });
+  for (i64 i = n - 1; i >= 0; --i) swap_rows(i);
+}
+#endif
+
+// op(A) X = B for row-major combined factors `lu` of A = P L U (as `lu` returns them)
+// and 1-based pivots, X row-major [n, k] in place; trans 0 A, 1 Aᵀ, 2 Aᴴ (getrs).
+// Column sweeps throughout (see aug_gesv); each reads a row of lu, contiguous.
+template <class T>
+void rm_getrs(i64 n, i64 k, const T* lu, const std::int32_t* ipiv, int trans, T* x) {
+  auto cf = [&](const T& v) -> T {
+    if constexpr (is_complex_v<T>) return trans == 2 ? std::conj(v) : v;
+    else return v;
+  };
+  if (trans == 0) {
+    for (i64 i = 0; i < n; ++i) {
+      const i64 p = ipiv[i] - 1;
+      if (p != i) std::swap_ranges(x + i * k, x + (i + 1) * k, x + p * k);
+    }
+    for (i64 j = 0; j < n; ++j)  // L, unit lower: x_i -= L_ij x_j
+      for (i64 i = j + 1; i < n; ++i) sub_scaled(k, lu[i * n + j], x + j * k, x + i * k);
+    for (i64 j = n - 1; j >= 0; --j) {  // U
+      T* xj = x + j * k;
+      const T d = lu[j * n + j];
+      for (i64 c = 0; c < k; ++c) xj[c] /= d;
+      for (i64 i = 0; i < j; ++i) sub_scaled(k, lu[i * n + j], xj, x + i * k);
+    }
+    return;
+  }
+  // Aᵀ = Uᵀ Lᵀ Pᵀ (conjugated for Aᴴ): Uᵀ forward, Lᵀ backward, then the swaps reversed
+  for (i64 j = 0; j < n; ++j) {
+    T* xj = x + j * k;
+    const T* uj = lu + j * n;
+    const T d = cf(uj[j]);
+    for (i64 c = 0; c < k; ++c) xj[c] /= d;
+    for (i64 i = j + 1; i < n; ++i) sub_scaled(k, cf(uj[i]), xj, x + i * k);
+  }
+  for (i64 j = n - 1; j >= 0; --j) {
+    const T* lj = lu + j * n;
+    for (i64 i = 0; i < j; ++i) sub_scaled(k, cf(lj[i]), x + j * k, x + i * k);
+  }
+  for (i64 i = n - 1; i >= 0; --i) {
+    const i64 p = ipiv[i] - 1;
+    if (p != i) std::swap_ranges(x + i * k, x + (i + 1) * k, x + p * k);
+  }
+}
+
+// ---------------------------------------------------------------------------------
 // LU: getrf.  lu [B,m,n], pivots int32 [B,min(m,n)] (1-based), info [B]
 
 py::tuple lu(int provider, const py::array& a) {
@@ -399,8 +681,12 @@ py::tuple slogdet(int provider, const py::array& a) {
   });
 }
 
-// solve (getrf + getrs) and inv (getrf + getri): x [B,n,k], info [B]
-py::tuple solve(int provider, const py::array& a, const py::array& rhs) {
+// solve (getrf + getrs): x [B,n,k], info [B]; with `keep` also the factors of every
+// matrix, lu [B,n,n] (row-major combined L and U, as `lu` returns them) and pivots
+// int32 [B,n] (1-based), which lu_solve takes for more solves with the same matrices
+// (the backward of a solve needs one with Aᴴ).  A singular matrix gets a NaN solution
+// (its factors are then unspecified: Python raises).
+py::tuple solve(int provider, const py::array& a, const py::array& rhs, bool keep) {
   const char* op = "lapack_solve";
   provider_of(provider, op);
   const std::pair<Mats, Mats> st = system_args(a, rhs, op, "a", true);
@@ -413,24 +699,42 @@ py::tuple solve(int provider, const py::array& a, const py::array& rhs) {
     const i64 nn = elems({n, n}, op), nk = elems({n, k}, op);
     lint_of(n, op, "n");
     lint_of(k, op, "k");
+    const bool fused = !is_complex_v<T> && n <= kSmallLU;
+    const AugLayout g = aug_layout<T>(n, k);
+    if (fused) elems({n, g.ld}, op);
     auto out = new_array<T>({s.batch, n, k});
     auto info = new_array<std::int32_t>({s.batch});
+    auto lu = new_array<T>({keep ? s.batch : 0, n, n});
+    auto piv = new_array<std::int32_t>({keep ? s.batch : 0, n});
     const T* A = static_cast<const T*>(a.data());
     const T* B = static_cast<const T*>(rhs.data());
     T* X = out.mutable_data();
+    T* LU = lu.mutable_data();
+    std::int32_t* P = piv.mutable_data();
     std::int32_t* I = info.mutable_data();
     over_batch(s.batch, 2.0 * n * n * n / 3 + 2.0 * n * n * k, [&](i64 b, i64 e) {
-      std::vector<T> w(static_cast<std::size_t>(ld * n)), x(static_cast<std::size_t>(ld * k));
+      std::vector<T> w(static_cast<std::size_t>(fused ? n * g.ld + 32 / sizeof(T) : ld * n)),
+          lo(static_cast<std::size_t>(fused ? nn : 0)), x(static_cast<std::size_t>(fused ? 0 : ld * k));
+      T* wa = fused ? aligned32(w) : w.data();
       std::vector<lint> ip(static_cast<std::size_t>(n) + 1);
       for (i64 i = b; i < e; ++i) {
         lint N = static_cast<lint>(n), K = static_cast<lint>(k), LD = static_cast<lint>(ld), inf = 0;
         char tr = 'N';
-        if (n > 0) {
+        if (n > 0 && fused) {
+          if constexpr (!is_complex_v<T>)
+            inf = small_gesv(n, k, A + i * nn, B + i * nk, X + i * nk, wa, lo.data(), ip.data(),
+                             keep ? LU + i * nn : nullptr, keep ? P + i * n : nullptr);
+          if (inf > 0) fill_nan(X + i * nk, nk);
+        } else if (n > 0) {
           const bool small = n <= kSmallLU;
           to_cm(A + i * nn, n, n, w.data(), ld);
           if (small) small_getrf(n, n, w.data(), ld, ip.data(), &inf);
           else getrf(&N, &N, w.data(), &LD, ip.data(), &inf);
           if (inf < 0) lapack_failed("getrf", inf);
+          if (inf == 0 && keep) {
+            from_cm(w.data(), ld, n, n, LU + i * nn);
+            std::copy(ip.data(), ip.data() + n, P + i * n);
+          }
           if (inf == 0 && k > 0 && small) {
             std::copy(B + i * nk, B + (i + 1) * nk, X + i * nk);
             small_getrs(n, k, w.data(), ld, ip.data(), X + i * nk);
@@ -446,7 +750,84 @@ py::tuple solve(int provider, const py::array& a, const py::array& rhs) {
         I[i] = inf;
       }
     });
+    if (keep) return py::make_tuple(out, info, lu, piv);
     return py::make_tuple(out, info);
+  });
+}
+
+// op(A) X = B from the factors `solve(keep=True)` or `lu` returned: lu [B,n,n]
+// (row-major combined L and U), pivots int32 [B,n] (1-based), b [B,n,k]; trans 0 'N',
+// 1 'T', 2 'C'.  The pivots are checked before any is used (a bad one would send the
+// row swaps out of bounds); a zero on U's diagonal gives inf/NaN, as getrs does.
+py::array lu_solve(int provider, const py::array& lu, const py::array& pivots, const py::array& rhs,
+                   int trans) {
+  const char* op = "lapack_lu_solve";
+  provider_of(provider, op);
+  const std::pair<Mats, Mats> st = system_args(lu, rhs, op, "lu", true);
+  const Mats s = st.first, t = st.second;
+  if (trans < 0 || trans > 2) value_error(op, "trans must be 0 (N), 1 (T) or 2 (C), got ", trans);
+  check_ndim(pivots, 2, op, "pivots");
+  check_contiguous(pivots, op, "pivots");
+  if (!py::isinstance<py::array_t<std::int32_t>>(pivots))
+    value_error(op, "pivots must be int32, got ", std::string(py::str(pivots.dtype())));
+  if (pivots.shape(0) != s.batch || pivots.shape(1) != s.rows)
+    value_error(op, "pivots must have shape [", s.batch, ", ", s.rows, "], got ", shape_str(pivots));
+  const std::int32_t* P = static_cast<const std::int32_t*>(pivots.data());
+  const i64 n = s.rows;
+  for (i64 i = 0; i < s.batch * n; ++i)
+    if (P[i] < (i % n) + 1 || P[i] > n)
+      value_error(op, "pivot ", i % n, " of matrix ", i / n, " is ", P[i], "; pivots are 1-based "
+                  "row indices in [", (i % n) + 1, ", ", n, "] (getrf's)");
+  return dispatch(FloatingComplexTypes{}, lu, op, "lu", [&](auto tag) -> py::array {
+    using T = typename decltype(tag)::type;
+    auto* getrs = fn<typename Sig<T>::getrs, T>(op, provider, GETRS);
+    const i64 k = t.cols, ld = std::max<i64>(1, n);
+    const i64 nn = elems({n, n}, op), nk = elems({n, k}, op);
+    lint N = lint_of(n, op, "n"), K = lint_of(k, op, "k"), LD = static_cast<lint>(ld);
+    auto out = new_array<T>({s.batch, n, k});
+    const T* F = static_cast<const T*>(lu.data());
+    const T* B = static_cast<const T*>(rhs.data());
+    T* X = out.mutable_data();
+    const bool small = n <= kSmallLU, vec = WEFT_VEC_LU && !is_complex_v<T>;
+    const AugLayout g = aug_layout<T>(0, k);  // rows of b, padded to whole vectors
+    if (small && vec) elems({n, g.ld}, op);
+    over_batch(s.batch, 2.0 * n * n * k, [&](i64 b, i64 e) {
+      std::vector<T> w(static_cast<std::size_t>(small ? 0 : ld * n)),
+          x(static_cast<std::size_t>(small ? (vec ? n * g.ld + 32 / sizeof(T) : 0) : ld * k));
+      T* xa = small && vec ? aligned32(x) : x.data();
+      std::vector<lint> ip(static_cast<std::size_t>(n) + 1);
+      for (i64 i = b; i < e; ++i) {
+        if (n == 0 || k == 0) continue;
+        if (small && vec) {
+#if WEFT_VEC_LU
+          if constexpr (!is_complex_v<T>) {  // through a padded, aligned copy of b
+            for (i64 r = 0; r < n; ++r) {
+              std::copy(B + i * nk + r * k, B + i * nk + (r + 1) * k, xa + r * g.ld);
+              std::fill(xa + r * g.ld + k, xa + (r + 1) * g.ld, T(0));
+            }
+            vec_getrs(n, g.ld / Vec<T>::lanes, F + i * nn, P + i * n, trans, xa);
+            for (i64 r = 0; r < n; ++r)
+              std::copy(xa + r * g.ld, xa + r * g.ld + k, X + i * nk + r * k);
+          }
+#endif
+          continue;
+        }
+        if (small) {
+          std::copy(B + i * nk, B + (i + 1) * nk, X + i * nk);
+          rm_getrs(n, k, F + i * nn, P + i * n, trans, X + i * nk);
+          continue;
+        }
+        lint inf = 0;
+        char tr = "NTC"[trans];
+        to_cm(F + i * nn, n, n, w.data(), ld);
+        to_cm(B + i * nk, n, k, x.data(), ld);
+        std::copy(P + i * n, P + (i + 1) * n, ip.data());
+        getrs(&tr, &N, &K, w.data(), &LD, ip.data(), x.data(), &LD, &inf);
+        if (inf < 0) lapack_failed("getrs", inf);
+        from_cm(x.data(), ld, n, k, X + i * nk);
+      }
+    });
+    return std::move(out);
   });
 }
 
@@ -581,6 +962,253 @@ py::tuple cholesky(int provider, const py::array& a) {
       }
     });
     return py::make_tuple(out, info);
+  });
+}
+
+// The backward of the Cholesky factorisation for one matrix, fused (api-linalg.md
+// §2.6): gA = ½(Q + Qᴴ) with Q = L⁻ᴴ Φ L⁻¹, Φ = ½(tril P + (tril₋₁ P)ᴴ), P = Lᴴ Ḡ.
+// The Hermitian part passes through the outer factors: gA = L⁻ᴴ S L⁻¹ with
+// S = ½(Φ + Φᴴ) (lower triangle ½P, diagonal ½Re P, upper its conjugate), and since gA
+// is Hermitian only its lower triangle is computed: X = L⁻ᴴ S (a full back
+// substitution), then gA = L⁻ᴴ Xᴴ row by row on columns 0..i only (a third of the
+// work of a full one), mirrored.  Only the lower triangles of L and Ḡ are read (P's
+// lower triangle needs no more).  Rows live in ld x ld workspaces (padded with zeros
+// to whole vectors for a real type, 32-byte aligned): g a copy of Ḡ, p, z; every
+// step is a sweep of row updates, contiguous, four rows sharing each load, and the
+// transpositions go by vector blocks.
+#if WEFT_VEC_LU
+// dst = srcᵀ for a real ld x ld matrix (ld a multiple of the vector width L, both
+// 32-byte aligned), by L x L blocks transposed in registers: the classic three stages
+// for 8 floats (two for 4 doubles), each mask one x86 instruction (unpck, shufp,
+// perm2f128): pairs of rows interleaved, then pairs of pairs, then 128-bit halves.
+template <class R>
+inline __attribute__((always_inline)) void block_transpose(i64 ld, const R* __restrict src,
+                                                           R* __restrict dst) {
+  using V = typename Vec<R>::type;
+  constexpr i64 L = Vec<R>::lanes;
+  using M = std::conditional_t<sizeof(R) == 4, std::int32_t, std::int64_t>;
+  typedef M MV __attribute__((vector_size(32)));
+  for (i64 bi = 0; bi < ld; bi += L)
+    for (i64 bj = 0; bj < ld; bj += L) {
+      V b[L];
+      for (i64 r = 0; r < L; ++r) b[r] = *reinterpret_cast<const V*>(src + (bi + r) * ld + bj);
+      if constexpr (L == 8) {
+        V t[8], u[8];
+        for (int r = 0; r < 8; r += 2) {
+          t[r] = __builtin_shuffle(b[r], b[r + 1], MV{0, 8, 1, 9, 4, 12, 5, 13});
+          t[r + 1] = __builtin_shuffle(b[r], b[r + 1], MV{2, 10, 3, 11, 6, 14, 7, 15});
+        }
+        for (int r = 0; r < 8; r += 4)
+          for (int q = 0; q < 2; ++q) {
+            u[r + 2 * q] = __builtin_shuffle(t[r + q], t[r + q + 2], MV{0, 1, 8, 9, 4, 5, 12, 13});
+            u[r + 2 * q + 1] =
+                __builtin_shuffle(t[r + q], t[r + q + 2], MV{2, 3, 10, 11, 6, 7, 14, 15});
+          }
+        for (int c = 0; c < 4; ++c) {
+          b[c] = __builtin_shuffle(u[c], u[c + 4], MV{0, 1, 2, 3, 8, 9, 10, 11});
+          b[c + 4] = __builtin_shuffle(u[c], u[c + 4], MV{4, 5, 6, 7, 12, 13, 14, 15});
+        }
+      } else {
+        static_assert(L == 4, "32-byte vectors of float or double");
+        V t[4];
+        for (int r = 0; r < 4; r += 2) {
+          t[r] = __builtin_shuffle(b[r], b[r + 1], MV{0, 4, 2, 6});
+          t[r + 1] = __builtin_shuffle(b[r], b[r + 1], MV{1, 5, 3, 7});
+        }
+        b[0] = __builtin_shuffle(t[0], t[2], MV{0, 1, 4, 5});
+        b[2] = __builtin_shuffle(t[0], t[2], MV{2, 3, 6, 7});
+        b[1] = __builtin_shuffle(t[1], t[3], MV{0, 1, 4, 5});
+        b[3] = __builtin_shuffle(t[1], t[3], MV{2, 3, 6, 7});
+      }
+      for (i64 r = 0; r < L; ++r) *reinterpret_cast<V*>(dst + (bj + r) * ld + bi) = b[r];
+    }
+}
+#endif
+
+template <class T>
+struct CholBackRows {
+#if WEFT_VEC_LU
+  using V = std::conditional_t<is_complex_v<T>, T, typename Vec<std::conditional_t<is_complex_v<T>, float, T>>::type>;
+  static constexpr i64 L = is_complex_v<T> ? 1 : Vec<std::conditional_t<is_complex_v<T>, float, T>>::lanes;
+#else
+  using V = T;
+  static constexpr i64 L = 1;
+#endif
+};
+
+template <class T>
+WEFT_SIMD_CLONES void chol_backward_one(i64 n, i64 ld, const T* __restrict l, const T* __restrict g,
+                                        T* __restrict p, T* __restrict z, T* __restrict out) {
+  using R = real_of_t<T>;
+  using V = typename CholBackRows<T>::V;
+  constexpr i64 L = CholBackRows<T>::L;
+  const i64 nv = ld / L;
+  const R half = R(0.5);
+  auto row = [&](T* base, i64 r) { return reinterpret_cast<V*>(base + r * ld); };
+  auto upto = [&](i64 i) { return i / L + 1; };  // the vectors holding columns 0..i
+  // tril(Lᴴ Ḡ): row i is Σ_{k>=i} conj(L_ki) Ḡ[k, 0..i], summed k by k over all rows
+  // (each step updates different rows: no row waits on its own previous update)
+  for (i64 i = 0; i < n; ++i) {
+    V* __restrict pi = row(p, i);
+    for (i64 v = 0; v < upto(i); ++v) pi[v] = V{};
+  }
+  for (i64 k = 0; k < n; ++k) {
+    const V* __restrict gk = reinterpret_cast<const V*>(g + k * ld);
+    const T* lk = l + k * n;
+    i64 i = 0;
+    for (; i + 3 <= k; i += 4) {  // four rows share the loads of row k
+      const T f0 = conj_of(lk[i]), f1 = conj_of(lk[i + 1]), f2 = conj_of(lk[i + 2]),
+              f3 = conj_of(lk[i + 3]);
+      V* __restrict p0 = row(p, i);
+      V* __restrict p1 = row(p, i + 1);
+      V* __restrict p2 = row(p, i + 2);
+      V* __restrict p3 = row(p, i + 3);
+      for (i64 v = 0, w = upto(i + 3); v < w; ++v) {
+        const V s = gk[v];
+        p0[v] += f0 * s;
+        p1[v] += f1 * s;
+        p2[v] += f2 * s;
+        p3[v] += f3 * s;
+      }
+    }
+    for (; i <= k; ++i) {
+      const T f = conj_of(lk[i]);
+      V* __restrict pi = row(p, i);
+      for (i64 v = 0, w = upto(i); v < w; ++v) pi[v] += f * gk[v];
+    }
+  }
+  // `lower_of(a, at)`: the matrix whose lower triangle (diagonal included) is a's and
+  // whose strict upper triangle is at's, written over at (for a real type at = aᵀ by
+  // block transposes, then a blend per vector; otherwise element by element)
+  auto transpose = [&](const T* a, T* at) __attribute__((always_inline)) {  // at = aᴴ
+#if WEFT_VEC_LU
+    if constexpr (!is_complex_v<T>) {
+      block_transpose(ld, a, at);
+      return;
+    }
+#endif
+    for (i64 i = 0; i < n; ++i)
+      for (i64 j = 0; j < n; ++j) at[i * ld + j] = conj_of(a[j * ld + i]);
+  };
+  auto lower_of = [&](const T* a, T* at) __attribute__((always_inline)) {
+#if WEFT_VEC_LU
+    if constexpr (!is_complex_v<T>) {
+      using M = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+      typedef M MV __attribute__((vector_size(32)));
+      MV col;
+      for (i64 c = 0; c < L; ++c) col[c] = static_cast<M>(c);
+      for (i64 i = 0; i < n; ++i)
+        for (i64 v = 0; v < nv; ++v) {
+          const MV keep = col + static_cast<M>(v * L) <= static_cast<M>(i);
+          V* t = row(at, i) + v;
+          *t = keep ? reinterpret_cast<const V*>(a + i * ld)[v] : *t;
+        }
+      return;
+    }
+#endif
+    for (i64 i = 0; i < n; ++i)
+      for (i64 j = 0; j <= i; ++j) at[i * ld + j] = a[i * ld + j];
+  };
+  // S = ½(tril P + (tril₋₁ P)ᴴ), its diagonal real
+  transpose(p, z);
+  lower_of(p, z);
+  for (i64 i = 0; i < n; ++i) {
+    V* zi = row(z, i);
+    for (i64 v = 0; v < nv; ++v) zi[v] *= half;
+    z[i * ld + i] = T(std::real(z[i * ld + i]));
+  }
+  // x <- L⁻ᴴ x on the first vectors of each row (all of them, or those up to the row's
+  // own column): Lᴴ upper, (Lᴴ)_ik = conj(L_ki), row k of L read contiguously
+  auto solve_lh = [&](T* x, bool lower) {
+    for (i64 k = n - 1; k >= 0; --k) {
+      V* __restrict xk = row(x, k);
+      const T r = T(1) / conj_of(l[k * n + k]);  // one division per row, not per entry
+      const i64 wk = lower ? upto(k) : nv;
+      for (i64 v = 0; v < wk; ++v) xk[v] *= r;
+      const T* lk = l + k * n;
+      i64 i = 0;
+      for (; i + 3 < k; i += 4) {
+        const T f0 = conj_of(lk[i]), f1 = conj_of(lk[i + 1]), f2 = conj_of(lk[i + 2]),
+                f3 = conj_of(lk[i + 3]);
+        V* __restrict x0 = row(x, i);
+        V* __restrict x1 = row(x, i + 1);
+        V* __restrict x2 = row(x, i + 2);
+        V* __restrict x3 = row(x, i + 3);
+        const i64 w = lower ? upto(i + 3) : nv;  // rows i..i+3 need no more
+        for (i64 v = 0; v < w; ++v) {
+          const V s = xk[v];
+          x0[v] -= f0 * s;
+          x1[v] -= f1 * s;
+          x2[v] -= f2 * s;
+          x3[v] -= f3 * s;
+        }
+      }
+      for (; i < k; ++i) {
+        const T f = conj_of(lk[i]);
+        V* __restrict xi = row(x, i);
+        const i64 w = lower ? upto(i) : nv;
+        for (i64 v = 0; v < w; ++v) xi[v] -= f * xk[v];
+      }
+    }
+  };
+  solve_lh(z, false);  // X = L⁻ᴴ S
+  transpose(z, p);
+  solve_lh(p, true);  // the lower triangle of L⁻ᴴ Xᴴ = gA
+  transpose(p, z);    // gA's upper triangle: the conjugate of its lower one
+  lower_of(p, z);
+  for (i64 i = 0; i < n; ++i) {
+    std::copy(z + i * ld, z + i * ld + n, out + i * n);
+    out[i * n + i] = T(std::real(z[i * ld + i]));  // Hermitian: a real diagonal
+  }
+}
+
+// gA [B,n,n] from the factors l [B,n,n] (lower, C-contiguous) and the cotangent g of L:
+// any strides (a cotangent is often a broadcast view, e.g. that of a sum: every matrix
+// reads through its strides into the workspace it copies to anyway, so no contiguous
+// copy of the batch is made first).
+py::array cholesky_backward(int provider, const py::array& l, const py::array& g) {
+  const char* op = "lapack_cholesky_backward";
+  provider_of(provider, op);
+  const Mats s = mats(l, op, "l");
+  if (s.rows != s.cols) value_error(op, "l must hold square matrices, got ", shape_str(l));
+  check_ndim(g, 3, op, "g");
+  if (g.shape(0) != s.batch || g.shape(1) != s.rows || g.shape(2) != s.cols)
+    value_error(op, "g must have the shape of l ", shape_str(l), ", got ", shape_str(g));
+  check_same_dtype(l, "l", g, "g", op);
+  if (!(g.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_))
+    value_error(op, "g must be aligned to its itemsize (", g.itemsize(), " bytes)");
+  i64 gs[3];
+  for (int d = 0; d < 3; ++d) {
+    if (g.strides(d) % g.itemsize() != 0)
+      value_error(op, "g's strides must be whole elements, got ", py::str(g.attr("strides")).cast<std::string>());
+    gs[d] = g.strides(d) / g.itemsize();
+  }
+  return dispatch(FloatingComplexTypes{}, l, op, "l", [&](auto tag) -> py::array {
+    using T = typename decltype(tag)::type;
+    const i64 n = s.rows, nn = elems({n, n}, op);
+    auto out = new_array<T>({s.batch, n, n});
+    const T* L = static_cast<const T*>(l.data());
+    const T* G = static_cast<const T*>(g.data());
+    T* O = out.mutable_data();
+    constexpr i64 lanes = CholBackRows<T>::L;
+    const i64 ld = (n + lanes - 1) / lanes * lanes, pad = 32 / sizeof(T);
+    const i64 ws = elems({3, ld, ld}, op) + 6 * pad;
+    over_batch(s.batch, 2.0 * n * n * n, [&](i64 b, i64 e) {
+      std::vector<T> buf(static_cast<std::size_t>(ws));
+      T* g0 = aligned32(buf);  // three ld x ld workspaces, each on a 32-byte boundary
+      const i64 step = (ld * ld + pad - 1) / pad * pad;
+      T* p0 = g0 + step;
+      T* z0 = p0 + step;
+      std::fill(g0, g0 + 3 * step, T(0));  // g's upper triangle and padding stay zero
+      for (i64 i = b; i < e; ++i) {
+        for (i64 r = 0; r < n; ++r) {  // Ḡ's lower triangle, all that is read
+          const T* src = G + i * gs[0] + r * gs[1];
+          for (i64 c = 0; c <= r; ++c) g0[r * ld + c] = src[c * gs[2]];
+        }
+        chol_backward_one(n, ld, L + i * nn, g0, p0, z0, O + i * nn);
+      }
+    });
+    return std::move(out);
   });
 }
 
@@ -1251,10 +1879,15 @@ void bind_lapack(py::module_& m) {
   m.def("lapack_routines", &lapack_routines, "The routine names the driver calls.");
   m.def("lapack_lu", &lu, py::arg("provider"), py::arg("a"));
   m.def("lapack_slogdet", &slogdet, py::arg("provider"), py::arg("a"));
-  m.def("lapack_solve", &solve, py::arg("provider"), py::arg("a"), py::arg("b"));
+  m.def("lapack_solve", &solve, py::arg("provider"), py::arg("a"), py::arg("b"),
+        py::arg("keep") = false);
+  m.def("lapack_lu_solve", &lu_solve, py::arg("provider"), py::arg("lu"), py::arg("pivots"),
+        py::arg("b"), py::arg("trans"));
   m.def("lapack_inv", &inv, py::arg("provider"), py::arg("a"));
   m.def("lapack_cholesky", &cholesky, py::arg("provider"), py::arg("a"));
   m.def("lapack_cholesky_solve", &cholesky_solve, py::arg("provider"), py::arg("l"), py::arg("b"));
+  m.def("lapack_cholesky_backward", &cholesky_backward, py::arg("provider"), py::arg("l"),
+        py::arg("g"));
   m.def("lapack_triangular_solve", &triangular_solve, py::arg("provider"), py::arg("a"),
         py::arg("b"), py::arg("upper"), py::arg("trans"), py::arg("unit"));
   m.def("lapack_qr", &qr, py::arg("provider"), py::arg("a"), py::arg("mode"));

@@ -429,8 +429,16 @@ def b_lapack(d, kind):
         return (p, a) + {"lu": (), "qr": (d(st.integers(0, 2)),), "svd": (d(st.integers(0, 2)),)}[kind]
     if kind in ("slogdet", "inv", "cholesky"):
         return (p, sq)
-    if kind in ("solve", "cholesky_solve"):
+    if kind == "solve":
+        return (p, sq, rhs, d(st.booleans()))
+    if kind == "cholesky_solve":
         return (p, sq, rhs)
+    if kind == "cholesky_backward":
+        return (p, sq, _vals(d, (B, n, n), vt))
+    if kind == "lu_solve":   # valid 1-based pivots (row i swapped with a row at or below it)
+        piv = np.array([[d(st.integers(i + 1, n)) for i in range(n)] for _ in range(B)],
+                       np.int32).reshape(B, n)
+        return (p, sq, piv, rhs, d(st.integers(0, 2)))
     if kind == "triangular_solve":
         return (p, sq, rhs, d(st.booleans()), d(st.integers(0, 2)), d(st.booleans()))
     if kind == "eigh":
@@ -573,7 +581,8 @@ BUILDERS = {
     "lapack_routines": lambda d: (),
     **{f"lapack_{k}": (lambda k: lambda d: b_lapack(d, k))(k)
        for k in ("lu", "slogdet", "solve", "inv", "cholesky", "cholesky_solve", "triangular_solve",
-                 "qr", "householder_product", "ormqr", "eigh", "svd", "eig", "gelsd")},
+                 "qr", "householder_product", "ormqr", "eigh", "svd", "eig", "gelsd", "lu_solve",
+                 "cholesky_backward")},
 }
 
 

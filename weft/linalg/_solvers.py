@@ -8,6 +8,7 @@ for a real loss of complex input the gradient is ``∂L/∂Re + i·∂L/∂Im``)
 =============================  ======================================================
 ``Y = A⁻¹``                    ``gA = -Yᴴ g Yᴴ``
 ``X = A⁻¹ B``                  ``gB = A⁻ᴴ g``;  ``gA = -gB Xᴴ``
+``X = A⁻ᴴ B`` (adjoint)        ``gB = A⁻¹ g``;  ``gA = -X gBᴴ``
 ``X = op(T)⁻¹ B`` (T △)        ``gB = op(T)⁻ᴴ g``;  ``gT = △(op⁻¹(-gB Xᴴ))``
 ``A = L Lᴴ``                   ``gA = L⁻ᴴ Φ(Lᴴ g) L⁻¹``, ``Φ(M) = ½(tril M + (tril₋₁ M)ᴴ)``,
                                then Hermitian part ``½(gA + gAᴴ)`` (api-linalg.md §2.6)
@@ -33,6 +34,7 @@ import threading
 import numpy as np
 
 from ..autograd.engine import Primitive, apply, defvjp
+from ..autograd.grad_mode import is_grad_enabled
 from ..core.args import check_same_place, tensor_arg, xp_of
 from ..ops.creation import eye, tril, triu
 from ..ops.math.functions import complex as _complex
@@ -96,8 +98,33 @@ inverse = inv
 # solve
 
 
-def _solve_fwd(a, b):
-    x, info = backend_of(a, "solve").solve(a, b)
+class _Factors:
+    """The LU factors (``lu``, ``pivots`` as the backend's ``lu`` gives them) of the
+    matrix of one recorded solve. The forward factors the matrix anyway and keeps them
+    here; the solves its backward needs with the same matrix (``A⁻ᴴ g``, and ``A⁻¹ ·``
+    at the next order) reuse them instead of factoring again. The node's version check
+    on ``A`` guarantees the matrix has not changed since. Empty (``lu is None``) on a
+    backend that keeps no factors: those solves then factor ``A`` themselves."""
+
+    __slots__ = ("lu", "pivots")
+
+    def __init__(self):
+        self.lu = self.pivots = None
+
+
+def _solve_fwd(a, b, *, factors=None, adjoint=False):
+    """``A⁻¹ b`` (``adjoint``: ``A⁻ᴴ b``); ``factors``: a :class:`_Factors` to read
+    (filled) or to fill (empty), or None to keep nothing."""
+    be = backend_of(a, "solve")
+    if factors is not None and factors.lu is not None:
+        return be.lu_solve(factors.lu, factors.pivots, b, "C" if adjoint else "N")
+    if adjoint:   # no factors of a: solve with aᴴ itself
+        xp = xp_of(a)
+        a = xp.ascontiguousarray(xp.conj(xp.swapaxes(a, -1, -2)))
+    if factors is None or adjoint:
+        x, info = be.solve(a, b)
+    else:
+        x, info, factors.lu, factors.pivots = be.solve(a, b, keep=True)
     _check_invertible("solve", info, info.shape)
     return x
 
@@ -105,12 +132,18 @@ def _solve_fwd(a, b):
 _solve = Primitive("linalg_solve", _solve_fwd)
 
 
-def _solve_vjp_b(g, x, a, b):
-    return _shared_gb(g, a, b, lambda: apply(_solve, mH(a), g))
+def _solve_vjp_b(g, x, a, b, *, factors=None, adjoint=False):
+    # the cotangent solve is the other orientation with the same matrix and factors:
+    # a node of this primitive again, so its own rules give every higher order
+    return _shared_gb(g, a, b, lambda: apply(_solve, a, g, factors=factors,
+                                             adjoint=not adjoint))
 
 
-def _solve_vjp_a(g, x, a, b):
-    return -_mm(_solve_vjp_b(g, x, a, b), mH(x))
+def _solve_vjp_a(g, x, a, b, *, factors=None, adjoint=False):
+    gb = _solve_vjp_b(g, x, a, b, factors=factors, adjoint=adjoint)
+    # X = A⁻¹B: gA = -gB Xᴴ;  X = A⁻ᴴB (so Aᴴ X = B): gA = -X gBᴴ
+    # (the minus on the [n, k] factor: cheaper than on the [n, n] product)
+    return _mm(-x, mH(gb)) if adjoint else _mm(-gb, mH(x))
 
 
 # Both rules of a solve need gB = op(A)⁻ᴴ g, the cost of another solve. The engine
@@ -176,10 +209,13 @@ def solve(x, y, left=True, name=None, *, out=None, A=None, B=None):
         raise ValueError(f"solve: y must have {n} {side} to match x of shape {x.shape}, "
                          f"got shape {y.shape}")
     _broadcast_batch("solve", x, y, 2)
+    # recorded for a gradient: the forward keeps its LU factors for the backward
+    factors = _Factors() if is_grad_enabled() and not (x.stop_gradient and y.stop_gradient) \
+        else None
     if left:
-        r = apply(_solve, x, y)
+        r = apply(_solve, x, y, factors=factors)
     else:
-        r = _mT(apply(_solve, _mT(x), _mT(y)))
+        r = _mT(apply(_solve, _mT(x), _mT(y), factors=factors))
     if vector:
         r = squeeze(r, -1)
     r = restore(r, back)
@@ -274,12 +310,62 @@ _chol = Primitive("linalg_cholesky", _chol_fwd)
 
 
 def _chol_vjp(g, l, a):
+    if l.shape[-1] <= _FUSED_CHOL_BACKWARD and hasattr(backend_of(l._data, "cholesky"),
+                                                        "cholesky_backward"):
+        return apply(_chol_bwd, l, g)
+    return _chol_vjp_ops(g, l)
+
+
+def _chol_vjp_ops(g, l):
+    """The rule in weft ops (large or GPU matrices)."""
     p = tril(_mm(mH(l), g))
     phi = (p + mH(tril(p, -1))) * 0.5
     # L⁻ᴴ Φ, then (L⁻ᴴ (L⁻ᴴ Φ)ᴴ)ᴴ = L⁻ᴴ Φ L⁻¹
     z = apply(_tri, cj(l), phi, upper=False, transpose=True, unit=False)
     ga = mH(apply(_tri, cj(l), mH(z), upper=False, transpose=True, unit=False))
     return (ga + mH(ga)) * 0.5
+
+
+# For small matrices (the batched case) the rule above is a dozen passes over the
+# batch, each a few flops per entry; the native driver runs it fused, one matrix at a
+# time in cache (lapack_cholesky_backward). Its own rules, for the second and higher
+# derivatives, are weft ops: with F = ½(Q + Qᴴ) its output, H F's cotangent,
+# K = ½(H + Hᴴ), N = L⁻¹ K L⁻ᴴ and Φ*(N) = ½(tril N + tril₋₁ Nᴴ) (the adjoint of Φ):
+#     gḠ = L Φ*(N),   gL = tril(Ḡ Φ*(N)ᴴ − 2 F K L⁻ᴴ)
+# (only the lower triangles of L and Ḡ are read, so only they get gradients).
+_FUSED_CHOL_BACKWARD = 64
+
+
+def _chol_bwd_fwd(l, g):
+    return backend_of(l, "cholesky").cholesky_backward(l, g)
+
+
+_chol_bwd = Primitive("linalg_cholesky_backward", _chol_bwd_fwd)
+
+
+def _phi_adjoint(n):
+    return (tril(n) + tril(mH(n), -1)) * 0.5
+
+
+def _chol_bwd_n(h, l):
+    """``(K, Φ*(L⁻¹ K L⁻ᴴ))`` for the cotangent ``h``."""
+    k = (h + mH(h)) * 0.5
+    y = apply(_tri, l, k, upper=False, transpose=False, unit=False)                # L⁻¹ K
+    n = apply(_tri, l, mH(y), upper=False, transpose=False, unit=False)            # L⁻¹ K L⁻ᴴ
+    return k, _phi_adjoint(n)
+
+
+def _chol_bwd_vjp_l(h, f, l, g):
+    k, pn = _chol_bwd_n(h, l)
+    fkl = mH(apply(_tri, l, _mm(k, f), upper=False, transpose=False, unit=False))  # F K L⁻ᴴ
+    return tril(_mm(g, mH(pn)) - 2.0 * fkl)
+
+
+def _chol_bwd_vjp_g(h, f, l, g):
+    return _mm(l, _chol_bwd_n(h, l)[1])
+
+
+defvjp(_chol_bwd, _chol_bwd_vjp_l, _chol_bwd_vjp_g, save={0: (0, 1), 1: (0,)})
 
 
 defvjp(_chol, _chol_vjp, save=())

@@ -18,9 +18,16 @@ and ``weft.linalg`` turns them into errors that name the batch index:
 ==========================================  ============================================
 ``lu(a)``                                   ``(lu, pivots int32 1-based, info)``
 ``slogdet(a)``                              ``(sign, log|det|)``
-``solve(a, b)``, ``inv(a)``                 ``(x, info)``; batch dimensions broadcast
+``solve(a, b, keep=False)``, ``inv(a)``     ``(x, info)``; batch dimensions broadcast;
+                                            ``keep``: also ``(lu, pivots)`` as ``lu``
+                                            gives them (None, None where a backend
+                                            cannot keep its factors)
+``lu_solve(lu, pivots, b, trans)``          ``op(A) x = b`` from those factors, ``trans``
+                                            in 'N', 'T', 'C'
 ``cholesky(a)``                             ``(L, info)``, lower, reads a's lower triangle
 ``cholesky_solve(l, b)``                    ``x`` with ``l lᴴ x = b`` (l lower)
+``cholesky_backward(l, g)``                 ``gA`` of ``A = l lᴴ`` for the cotangent
+                                            ``g`` of ``l`` (CPU only: optional)
 ``triangular_solve(a, b, upper, trans,      ``(x, info)``, ``trans`` in 'N', 'T', 'C'
 unit)``
 ``qr(a, mode)``                             ``(q, r)``; mode 'reduced', 'complete', 'r'
@@ -39,7 +46,8 @@ call per matrix; while it does, the BLAS under LAPACK is held to one thread with
 setting), so threads are not oversubscribed and every matrix is computed the same way
 whatever weft's thread count: results do not depend on it. A single matrix runs on
 the calling thread with the BLAS as the user configured it (multithreaded by
-default). No backend changes a global thread setting otherwise.
+default), except least squares up to 1024 columns (see ``gelsd``), which is faster on
+one BLAS thread. No backend changes a global thread setting otherwise.
 
 >>> import numpy as np
 >>> import weft.linalg
@@ -194,6 +202,9 @@ class _OneBlasThread:
 
 
 _one_blas_thread = _OneBlasThread()
+# the largest min(m, n) for which a single least-squares problem holds the BLAS to one
+# thread (see gelsd)
+LSTSQ_ONE_THREAD = 1024
 
 
 class Lapack(LinalgBackend):
@@ -209,7 +220,8 @@ class Lapack(LinalgBackend):
         _one_blas_thread.forget_libraries()   # a provider may have loaded a BLAS (MKL)
 
     def _run(self, fn, batch, *args):
-        """``fn(provider, *args)``; with several matrices, the BLAS on one thread."""
+        """``fn(provider, *args)``; with several matrices (``batch > 1``), the BLAS on one
+        thread."""
         if batch > 1:
             with _one_blas_thread:
                 return fn(self._p, *args)
@@ -225,19 +237,38 @@ class Lapack(LinalgBackend):
         sign, logabs = self._run(_C.lapack_slogdet, len(f), f)
         return sign.reshape(batch), logabs.reshape(batch)
 
-    def solve(self, a, b):
+    def solve(self, a, b, keep=False):
         if a.ndim == 2 and b.ndim > 2 and b.size:
             # one matrix, many right-hand sides: a single solve of [n, B·k]
             n, k = b.shape[-2], b.shape[-1]
             cols = np.moveaxis(b, -2, 0).reshape(n, -1)
-            x, info = self.solve(a, cols)
+            x, info, *factors = self.solve(a, cols, keep)
             x = np.moveaxis(x.reshape((n,) + b.shape[:-2] + (k,)), 0, -2)
-            return np.ascontiguousarray(x), np.broadcast_to(info, b.shape[:-2]).copy()
+            return (np.ascontiguousarray(x), np.broadcast_to(info, b.shape[:-2]).copy(),
+                    *factors)
         shape, a, b = _broadcast(a, b)
         _, fa = _flat(a)
         _, fb = _flat(b)
-        x, info = self._run(_C.lapack_solve, len(fa), fa, fb)
-        return x.reshape(shape + b.shape[-2:]), info.reshape(shape)
+        if not keep:
+            x, info = self._run(_C.lapack_solve, len(fa), fa, fb)
+            return x.reshape(shape + b.shape[-2:]), info.reshape(shape)
+        x, info, lu, piv = self._run(_C.lapack_solve, len(fa), fa, fb, True)
+        return (x.reshape(shape + b.shape[-2:]), info.reshape(shape), lu.reshape(a.shape),
+                piv.reshape(shape + piv.shape[1:]))
+
+    def lu_solve(self, lu, piv, b, trans):
+        if lu.ndim == 2 and b.ndim > 2 and b.size:
+            n, k = b.shape[-2], b.shape[-1]
+            cols = np.moveaxis(b, -2, 0).reshape(n, -1)
+            x = self.lu_solve(lu, piv, cols, trans)
+            return np.ascontiguousarray(np.moveaxis(x.reshape((n,) + b.shape[:-2] + (k,)), 0, -2))
+        shape, lu, b = _broadcast(lu, b)
+        _, fl = _flat(lu)
+        _, fb = _flat(b)
+        _, fp = _flat(np.broadcast_to(piv, shape + piv.shape[-1:]), 1)
+        x = self._run(_C.lapack_lu_solve, len(fl), fl, fp.astype(np.int32, copy=False), fb,
+                      _TRANS[trans])
+        return x.reshape(shape + b.shape[-2:])
 
     def inv(self, a):
         batch, f = _flat(a)
@@ -254,6 +285,13 @@ class Lapack(LinalgBackend):
         _, fl = _flat(l)
         _, fb = _flat(b)
         return self._run(_C.lapack_cholesky_solve, len(fl), fl, fb).reshape(shape + b.shape[-2:])
+
+    def cholesky_backward(self, l, g):
+        shape, l, g = _broadcast(l, g)
+        _, fl = _flat(l)
+        # g as it is (a view when it can be): the driver reads it through its strides
+        fg = g.reshape((len(fl),) + g.shape[-2:])
+        return self._run(_C.lapack_cholesky_backward, len(fl), fl, fg).reshape(shape + l.shape[-2:])
 
     def triangular_solve(self, a, b, upper, trans, unit):
         shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
@@ -314,7 +352,14 @@ class Lapack(LinalgBackend):
         shape, a, b = _broadcast(a, b)
         _, fa = _flat(a)
         _, fb = _flat(b)
-        x, rank, s, info = self._run(_C.lapack_gelsd, len(fa), fa, fb, float(rcond))
+        # gelsd's time goes mostly to the bidiagonal reduction and the divide-and-conquer
+        # SVD of the min(m, n) square factor, many level-2 and small calls for which the
+        # BLAS's threads only add synchronisation: a single matrix up to
+        # LSTSQ_ONE_THREAD columns (or rows) runs faster on one BLAS thread (2000 x 500
+        # measured on 2 cores: 70 ms on one thread, 120-170 ms on two when the machine is
+        # quiet, 10-20 times slower when it is busy), so it runs as a batch does
+        one = len(fa) > 1 or min(a.shape[-2:]) <= LSTSQ_ONE_THREAD
+        x, rank, s, info = self._run(_C.lapack_gelsd, 2 if one else 1, fa, fb, float(rcond))
         return (x.reshape(shape + x.shape[1:]), rank.reshape(shape), s.reshape(shape + s.shape[1:]),
                 info.reshape(shape))
 
@@ -372,9 +417,11 @@ class CuSolver(LinalgBackend):
     def slogdet(self, a):
         return self.lib.slogdet(a)
 
-    def solve(self, a, b):
+    def solve(self, a, b, keep=False):
+        # cupy.linalg.solve keeps no factors: the backward's solve with aᴴ factors again
         x = self.lib.solve(a, b)
-        return x, _finite_info(self.xp, x, a)
+        info = _finite_info(self.xp, x, a)
+        return (x, info, None, None) if keep else (x, info)
 
     def inv(self, a):
         x = self.lib.inv(a)
