@@ -23,14 +23,16 @@ from ._lu import _lu, _perm
 from ._solvers import _adjugate, _chol, _det, _inv, _slogdet, _solve, _tri
 
 
-def _solve_jvp(ts, x, a, b):
-    """X = A⁻¹ B: dX = A⁻¹ (dB − dA X), one solve for both tangents."""
+def _solve_jvp(ts, x, a, b, *, factors=None, adjoint=False):
+    """X = op(A)⁻¹ B (op = identity, or ᴴ with ``adjoint``): dX = op(A)⁻¹ (dB − op(dA) X),
+    one solve for both tangents, with the forward's LU factors of A where it kept them."""
     da, db = ts
     if da is None:
         r = db
     else:
-        r = -_mm(da, x) if db is None else db - _mm(da, x)
-    return apply(_solve, a, r)
+        dx = _mm(mH(da) if adjoint else da, x)
+        r = -dx if db is None else db - dx
+    return apply(_solve, a, r, factors=factors, adjoint=adjoint)
 
 
 def _tri_jvp(ts, x, a, b, *, upper, transpose, unit):
