@@ -209,7 +209,7 @@ def test_set_backend_switches_the_table(monkeypatch):
         reg.unregister_backend("linalg", "counting")
 
 
-@pytest.mark.skipif(not reg.is_available("linalg", "mkl") or lb._mkl_runtime() is None,
+@pytest.mark.skipif(not reg.is_available("linalg", "mkl") or reg.mkl_runtime() is None,
                     reason="the mkl backend needs mkl-service and the mkl wheel (weft[mkl])")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_mkl_backend_agrees_with_lapack(dtype):

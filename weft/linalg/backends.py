@@ -68,6 +68,7 @@ import warnings
 import numpy as np
 
 from .._native import extension as _C
+from ..core.backend import mkl_runtime
 
 __all__ = ["LinalgBackend", "Lapack", "CuSolver", "scipy_lapack_pointers", "mkl_lapack_pointers"]
 
@@ -121,23 +122,10 @@ def scipy_lapack_pointers():
     return out
 
 
-def _mkl_runtime():
-    """Path of the ``mkl`` wheel's runtime library (libmkl_rt), or None."""
-    import importlib.metadata as md  # noqa: PLC0415
-    try:
-        files = md.files("mkl") or []
-    except md.PackageNotFoundError:
-        return None
-    for f in files:
-        if f.name.startswith(("libmkl_rt.so", "mkl_rt")) and not f.name.endswith(".lib"):
-            return str(f.locate())
-    return None
-
-
 def mkl_lapack_pointers():
     """Addresses of the driver's LAPACK routines in MKL's runtime library (the ``mkl``
     wheel, ``pip install weft[mkl]``), loaded now; LP64 integers, MKL's default."""
-    path = _mkl_runtime()
+    path = mkl_runtime()
     if path is None:
         raise RuntimeError("the mkl backend needs MKL's runtime library libmkl_rt from the "
                            "mkl package; install it with pip install weft[mkl]")
@@ -509,7 +497,7 @@ def _load(name):
         be.lapack = importlib.import_module("scipy.linalg.lapack")
         return be
     if name == "mkl":
-        return Lapack("mkl", 1, mkl_lapack_pointers(), _mkl_runtime())
+        return Lapack("mkl", 1, mkl_lapack_pointers(), mkl_runtime())
     if name == "cusolver":
         return CuSolver()
     raise ValueError(f"weft.linalg: no built-in backend named {name!r}")
