@@ -118,8 +118,8 @@ def ibeta_log_arg(a, b, log_x):
     every argument where ``0 < x < 1`` (also where the other branch is masked)."""
     zero = log_x == -math.inf
     tiny = log_x < _TINY_LOG
-    one = log_x >= 0
-    x = ops.where(tiny | one, ops.full_like(log_x, 0.5), log_x).exp()
+    one = log_x.exp() >= 1     # (from log_x > -2^-54 on: the density there may be inf)
+    x = ops.where(tiny | one, ops.full_like(log_x, -math.log(2.0)), log_x).exp()
     mid = ops.betainc(a, b, x)
     lx = ops.where(tiny & ~zero, log_x, ops.full_like(log_x, 2 * _TINY_LOG))
     lead = (a * lx - a.log() - ops.betaln(a, b)).exp()
@@ -143,27 +143,47 @@ def ibeta_inv_log(a, b, p):
 
 def ibeta_both(a, b, log_t, log_u):
     """``(I_t(a, b), I_u(b, a))`` for ``t = exp(log_t)``, ``u = 1 - t = exp(log_u)``
-    (the lower and upper tail masses), each accurate to its own size: directly from
-    its argument where it is the smaller one, as 1 minus the other otherwise."""
+    (the lower and upper masses), each accurate to its own size. The mass on the side
+    whose argument is at most 1/2 is accurate from it; the other one is 1 minus that
+    (an absolute error of rounding) unless the density there is below 1, where its
+    own incomplete beta is better: its argument, near 1, is off by a rounding, which
+    moves it by less (the lower tail of StudentT(1e6) at t = -10 is 1e-23, and 1
+    minus the upper mass is 0; at (1/2, 0.005) and t = 1 - 1e-12 the density is 4e9,
+    and the direct lower mass was 7e-7 off)."""
     lo = ibeta_log_arg(a, b, log_t)
     hi = ibeta_log_arg(b, a, log_u)
-    direct = lo <= hi
-    return ops.where(direct, lo, 1.0 - hi), ops.where(direct, 1.0 - lo, hi)
+    with no_grad():
+        small_t = log_t <= log_u
+        flat = (ops.xlogy(a - 1.0, log_t.exp()) + ops.xlogy(b - 1.0, log_u.exp())
+                - ops.betaln(a, b)) < 0
+    lower = ops.where(small_t | flat, lo, 1.0 - hi)
+    upper = ops.where(~small_t | flat, hi, 1.0 - lo)
+    return lower, upper
 
 
 def ibeta_quantile_logs(a, b, p, s):
     """``(log t, log(1 - t))`` with ``I_t(a, b) = p`` and ``1 - I_t(a, b) = s`` (pass
-    both, each as exact as the caller has it): inverted on the side where ``t`` or
-    ``1 - t`` is at most 1/2 (``1 - t`` from ``I_{1-t}(b, a) = s``), so that the other
-    is ``log1p`` of it without rounding. The side is chosen by the mass below 1/2."""
+    both, each as exact as the caller has it: one of them is rounded where the other
+    is small). Inverted on the side where ``t`` or ``1 - t`` is at most 1/2 (chosen by
+    the mass below 1/2), so that the other is ``log1p`` of it without rounding; but
+    where the density there is below 1 and that side's mass is the larger, rounded
+    one, the smaller mass is inverted instead (the mirror of :func:`ibeta_both`: at
+    StudentT(1e4).icdf(1e-12), 1 - 2e-12 carried a 5e-5 relative error into the tail
+    and 4e-7 into t)."""
     with no_grad():
         m = ops.betainc(a, b, ops.full_like(p, 0.5))
-    lower = p <= m
-    lt = ibeta_inv_log(a, b, ops.where(lower, p, m))
-    lu = ibeta_inv_log(b, a, ops.where(lower, 1.0 - m, s))
-    log_t = ops.where(lower, lt, ops.log1p(-lu.exp()))
-    log_u = ops.where(lower, ops.log1p(-lt.exp()), lu)
-    return log_t, log_u
+        lower = p <= m
+        first = ibeta_inv_log(ops.where(lower, a, b), ops.where(lower, b, a),
+                              ops.where(lower, p, s))
+        other = ops.log1p(-first.exp())
+        lt, lu = ops.where(lower, first, other), ops.where(lower, other, first)
+        flat = (ops.xlogy(a - 1.0, lt.exp()) + ops.xlogy(b - 1.0, lu.exp())
+                - ops.betaln(a, b)) < 0
+        use_t = ops.where(flat, p <= s, lower)
+    side = ibeta_inv_log(ops.where(use_t, a, b), ops.where(use_t, b, a),
+                         ops.where(use_t, p, s))
+    rest = ops.log1p(-side.exp())
+    return ops.where(use_t, side, rest), ops.where(use_t, rest, side)
 
 
 class Beta(ExponentialFamily):
