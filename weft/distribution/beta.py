@@ -113,52 +113,72 @@ defvjp(_log_prob, _log_prob_dx, _log_prob_da, _log_prob_db, save_out=False)
 _TINY_LOG = -600.0
 
 
-def ibeta_log_arg(a, b, log_x):
+def _any(mask):
+    """One host check, to skip a branch no element takes (the branches cost as much as
+    the incomplete beta itself)."""
+    with no_grad():
+        return bool(mask.any())
+
+
+def ibeta_log_arg(a, b, log_x, lbeta=None):
     """``I_x(a, b)`` for ``x = exp(log_x)`` in ``[0, 1]``, with finite gradients in
-    every argument where ``0 < x < 1`` (also where the other branch is masked)."""
-    zero = log_x == -math.inf
+    every argument where ``0 < x < 1`` (also where the other branch is masked).
+    ``lbeta``: ``betaln(a, b)`` if the caller has it (of the unbroadcast shapes)."""
     tiny = log_x < _TINY_LOG
     one = log_x.exp() >= 1     # (from log_x > -2^-54 on: the density there may be inf)
     x = ops.where(tiny | one, ops.full_like(log_x, -math.log(2.0)), log_x).exp()
-    mid = ops.betainc(a, b, x)
-    lx = ops.where(tiny & ~zero, log_x, ops.full_like(log_x, 2 * _TINY_LOG))
-    lead = (a * lx - a.log() - ops.betaln(a, b)).exp()
-    out = ops.where(tiny, lead, mid)
-    out = ops.where(zero, ops.zeros_like(out), out)
+    out = ops.betainc(a, b, x)
+    if _any(tiny):
+        zero = log_x == -math.inf
+        lx = ops.where(tiny & ~zero, log_x, ops.full_like(log_x, 2 * _TINY_LOG))
+        lead = (a * lx - a.log() - (ops.betaln(a, b) if lbeta is None else lbeta)).exp()
+        out = ops.where(tiny, ops.where(zero, ops.zeros_like(lead), lead), out)
     return ops.where(one, ops.ones_like(out), out)
 
 
-def ibeta_inv_log(a, b, p):
+def ibeta_inv_log(a, b, p, lbeta=None):
     """``log x`` with ``I_x(a, b) = p`` (``-inf`` at ``p = 0``), by ``betaincinv``, or
     by inverting the leading term where ``x < e^-600`` (whose log ``betaincinv``
     cannot give)."""
     zero = p == 0
     ps = ops.where(zero, ops.full_like(p, 0.5), p)
-    lead = (ps.log() + a.log() + ops.betaln(a, b)) / a
+    lead = (ps.log() + a.log() + (ops.betaln(a, b) if lbeta is None else lbeta)) / a
     tiny = lead < _TINY_LOG
     x = ops.betaincinv(a, b, ops.where(tiny, ops.full_like(ps, 0.5), ps))
     out = ops.where(tiny, lead, x.log())
     return ops.where(zero, ops.full_like(out, -math.inf), out)
 
 
+def _flat(a, b, log_t, log_u, lbeta):
+    """Where the Beta(a, b) density at ``t`` is below 1 (no gradient)."""
+    with no_grad():
+        return (a - 1.0) * log_t + (b - 1.0) * log_u - lbeta < 0
+
+
+def _swap(mask, a, b):
+    return ops.where(mask, a, b), ops.where(mask, b, a)
+
+
 def ibeta_both(a, b, log_t, log_u):
     """``(I_t(a, b), I_u(b, a))`` for ``t = exp(log_t)``, ``u = 1 - t = exp(log_u)``
     (the lower and upper masses), each accurate to its own size. The mass on the side
     whose argument is at most 1/2 is accurate from it; the other one is 1 minus that
-    (an absolute error of rounding) unless the density there is below 1, where its
-    own incomplete beta is better: its argument, near 1, is off by a rounding, which
-    moves it by less (the lower tail of StudentT(1e6) at t = -10 is 1e-23, and 1
-    minus the upper mass is 0; at (1/2, 0.005) and t = 1 - 1e-12 the density is 4e9,
-    and the direct lower mass was 7e-7 off)."""
-    lo = ibeta_log_arg(a, b, log_t)
-    hi = ibeta_log_arg(b, a, log_u)
-    with no_grad():
-        small_t = log_t <= log_u
-        flat = (ops.xlogy(a - 1.0, log_t.exp()) + ops.xlogy(b - 1.0, log_u.exp())
-                - ops.betaln(a, b)) < 0
-    lower = ops.where(small_t | flat, lo, 1.0 - hi)
-    upper = ops.where(~small_t | flat, hi, 1.0 - lo)
-    return lower, upper
+    (an absolute error of rounding) unless it is the smaller one and the density there
+    is below 1, where its own incomplete beta is better: its argument, near 1, is off
+    by a rounding, which moves it by less (the lower tail of StudentT(1e6) at t = -10
+    is 1e-23, and 1 minus the upper mass is 0; at (1/2, 0.005) and t = 1 - 1e-12 the
+    density is 4e9, and the direct lower mass was 7e-7 off)."""
+    lbeta = ops.betaln(a, b)
+    small_t = log_t <= log_u
+    sa, sb = _swap(small_t, a, b)
+    v = ibeta_log_arg(sa, sb, ops.where(small_t, log_t, log_u), lbeta)
+    w = 1.0 - v
+    direct = (v > 0.5) & _flat(a, b, log_t, log_u, lbeta)
+    if _any(direct):
+        # the other side where it is wanted, its own side elsewhere (finite gradients)
+        other = ibeta_log_arg(sb, sa, ops.where(small_t != direct, log_t, log_u), lbeta)
+        w = ops.where(direct, other, w)
+    return ops.where(small_t, v, w), ops.where(small_t, w, v)
 
 
 def ibeta_quantile_logs(a, b, p, s):
@@ -170,20 +190,22 @@ def ibeta_quantile_logs(a, b, p, s):
     one, the smaller mass is inverted instead (the mirror of :func:`ibeta_both`: at
     StudentT(1e4).icdf(1e-12), 1 - 2e-12 carried a 5e-5 relative error into the tail
     and 4e-7 into t)."""
+    lbeta = ops.betaln(a, b)
     with no_grad():
-        m = ops.betainc(a, b, ops.full_like(p, 0.5))
-        lower = p <= m
-        first = ibeta_inv_log(ops.where(lower, a, b), ops.where(lower, b, a),
-                              ops.where(lower, p, s))
-        other = ops.log1p(-first.exp())
-        lt, lu = ops.where(lower, first, other), ops.where(lower, other, first)
-        flat = (ops.xlogy(a - 1.0, lt.exp()) + ops.xlogy(b - 1.0, lu.exp())
-                - ops.betaln(a, b)) < 0
-        use_t = ops.where(flat, p <= s, lower)
-    side = ibeta_inv_log(ops.where(use_t, a, b), ops.where(use_t, b, a),
-                         ops.where(use_t, p, s))
-    rest = ops.log1p(-side.exp())
-    return ops.where(use_t, side, rest), ops.where(use_t, rest, side)
+        m = ops.betainc(a, b, ops.full_like(lbeta, 0.5))
+    lower = p <= m
+
+    def logs(use_t):
+        sa, sb = _swap(use_t, a, b)
+        side = ibeta_inv_log(sa, sb, ops.where(use_t, p, s), lbeta)
+        rest = ops.log1p(-side.exp())
+        return ops.where(use_t, side, rest), ops.where(use_t, rest, side)
+
+    log_t, log_u = logs(lower)
+    swap = _flat(a, b, log_t, log_u, lbeta) & ops.where(lower, p > s, s > p)
+    if _any(swap):
+        log_t, log_u = logs(lower ^ swap)
+    return log_t, log_u
 
 
 class Beta(ExponentialFamily):

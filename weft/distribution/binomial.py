@@ -174,7 +174,8 @@ def _cdf(k, n, p):
         slope = (ops.xlogy(a - 1.0, x) + ops.xlog1py(b - 1.0, -x) - ops.betaln(a, b)).exp()
         fix = ops.where(delta != 0, delta * slope, ops.zeros_like(f))
     f = ops.where(inner, f + fix, ops.zeros_like(f))
-    return ops.where(k >= n, ops.ones_like(f), f)
+    f = ops.where(k >= n, ops.ones_like(f), f)
+    return ops.where(k.isnan(), k, f)
 
 
 def _sf(k, n, p):

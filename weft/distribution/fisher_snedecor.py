@@ -113,7 +113,7 @@ def log_ratio(log_w):
 
 
 def _cdf(value, d1, d2):
-    pos = value > 0
+    pos = ~(value <= 0)       # (NaN stays in, and comes out NaN)
     x = ops.where(pos, value, ops.ones_like(value))
     log_t, log_u = log_ratio(d1.log() + x.log() - d2.log())
     lower, _ = ibeta_both(0.5 * d1, 0.5 * d2, log_t, log_u)
