@@ -113,7 +113,7 @@ defvjp(_log_prob, _log_prob_dx, _log_prob_da, _log_prob_db, save_out=False)
 _TINY_LOG = -600.0
 
 
-def _any(mask):
+def host_any(mask):
     """One host check, to skip a branch no element takes (the branches cost as much as
     the incomplete beta itself)."""
     with no_grad():
@@ -124,16 +124,19 @@ def ibeta_log_arg(a, b, log_x, lbeta=None):
     """``I_x(a, b)`` for ``x = exp(log_x)`` in ``[0, 1]``, with finite gradients in
     every argument where ``0 < x < 1`` (also where the other branch is masked).
     ``lbeta``: ``betaln(a, b)`` if the caller has it (of the unbroadcast shapes)."""
+    e = log_x.exp()
     tiny = log_x < _TINY_LOG
-    one = log_x.exp() >= 1     # (from log_x > -2^-54 on: the density there may be inf)
-    x = ops.where(tiny | one, ops.full_like(log_x, -math.log(2.0)), log_x).exp()
-    out = ops.betainc(a, b, x)
-    if _any(tiny):
+    one = e >= 1     # (from log_x > -2^-54 on: the density there may be inf)
+    odd = tiny | one
+    if host_any(odd):
+        e = ops.where(odd, ops.full_like(e, 0.5), e)
+    out = ops.betainc(a, b, e)
+    if host_any(tiny):
         zero = log_x == -math.inf
         lx = ops.where(tiny & ~zero, log_x, ops.full_like(log_x, 2 * _TINY_LOG))
         lead = (a * lx - a.log() - (ops.betaln(a, b) if lbeta is None else lbeta)).exp()
         out = ops.where(tiny, ops.where(zero, ops.zeros_like(lead), lead), out)
-    return ops.where(one, ops.ones_like(out), out)
+    return ops.where(one, ops.ones_like(out), out) if host_any(one) else out
 
 
 def ibeta_inv_log(a, b, p, lbeta=None):
@@ -174,7 +177,7 @@ def ibeta_both(a, b, log_t, log_u):
     v = ibeta_log_arg(sa, sb, ops.where(small_t, log_t, log_u), lbeta)
     w = 1.0 - v
     direct = (v > 0.5) & _flat(a, b, log_t, log_u, lbeta)
-    if _any(direct):
+    if host_any(direct):
         # the other side where it is wanted, its own side elsewhere (finite gradients)
         other = ibeta_log_arg(sb, sa, ops.where(small_t != direct, log_t, log_u), lbeta)
         w = ops.where(direct, other, w)
@@ -203,7 +206,7 @@ def ibeta_quantile_logs(a, b, p, s):
 
     log_t, log_u = logs(lower)
     swap = _flat(a, b, log_t, log_u, lbeta) & ops.where(lower, p > s, s > p)
-    if _any(swap):
+    if host_any(swap):
         log_t, log_u = logs(lower ^ swap)
     return log_t, log_u
 

@@ -5,7 +5,7 @@ import math
 
 from .. import ops
 from . import _gamma_sampling, _util, constraints
-from .beta import ibeta_both, ibeta_quantile_logs
+from .beta import host_any, ibeta_both, ibeta_quantile_logs
 from .distribution import Distribution
 
 __all__ = ["FisherSnedecor"]
@@ -108,16 +108,20 @@ def _log_density(x, d1, d2):
 
 def log_ratio(log_w):
     """``(log t, log(1 - t))`` for ``t = w/(1 + w)`` given ``log w``, without rounding
-    ``t`` or ``1 - t`` (both are softplus of ``log w``)."""
-    return -_util.softplus(-log_w), -_util.softplus(log_w)
+    ``t`` or ``1 - t``: ``-softplus(-log w)`` and ``-softplus(log w)``, from the one
+    ``log1p(exp(-|log w|))`` they share."""
+    s = ops.log1p((-log_w.abs()).exp())
+    up = log_w > 0
+    return ops.where(up, -s, log_w - s), ops.where(up, -log_w - s, -s)
 
 
 def _cdf(value, d1, d2):
     pos = ~(value <= 0)       # (NaN stays in, and comes out NaN)
-    x = ops.where(pos, value, ops.ones_like(value))
+    some_off = host_any(~pos)
+    x = ops.where(pos, value, ops.ones_like(value)) if some_off else value
     log_t, log_u = log_ratio(d1.log() + x.log() - d2.log())
     lower, _ = ibeta_both(0.5 * d1, 0.5 * d2, log_t, log_u)
-    return ops.where(pos, lower, ops.zeros_like(lower))
+    return ops.where(pos, lower, ops.zeros_like(lower)) if some_off else lower
 
 
 def _icdf(q, d1, d2):

@@ -5,7 +5,7 @@ import math
 
 from .. import ops
 from . import _gamma_sampling, _util, constraints
-from .beta import ibeta_both, ibeta_quantile_logs
+from .beta import host_any, ibeta_both, ibeta_quantile_logs
 from .distribution import Distribution
 from .fisher_snedecor import log_ratio
 
@@ -116,11 +116,14 @@ def _log_density_at_0(df):
 def _cdf(value, df, loc, scale):
     d = value - loc
     at0 = d == 0
-    ds = ops.where(at0, ops.ones_like(d), d)
+    some0 = host_any(at0)
+    ds = ops.where(at0, ops.ones_like(d), d) if some0 else d
     # log t² - log df from |x - loc| and scale: neither t nor t² is formed
     log_w = 2.0 * (ds.abs().log() - scale.log()) - df.log()
     below, above = ibeta_both(ops.full_like(df, 0.5), 0.5 * df, *log_ratio(log_w))
     tails = ops.where(ds > 0, 0.5 + 0.5 * below, 0.5 * above)
+    if not some0:
+        return tails
     # at t = 0 the chain rule through I would be inf * 0 (I_y(1/2, df/2) is infinitely
     # steep at y = 0, where y(t) is flat); 1/2 + t f(0) is exact there in value, first
     # and second derivatives (f the standard t density, even)
