@@ -158,7 +158,15 @@ def icdf_by_bisection(dist, q, upper=None):
         high = qb > 0.5
         tail = 1.0 - qb
 
+        # (each side only where some quantile is on it: both cost an incomplete beta
+        # or gamma per bisection step)
+        if sf is not None and not bool(high.any()):
+            sf = None
+        all_high = sf is not None and bool(high.all())
+
         def reached(k):
+            if all_high:
+                return sf(k) <= tail
             below = dist.cdf(k) >= qb
             return below if sf is None else ops.where(high, sf(k) <= tail, below)
 

@@ -107,19 +107,27 @@ class Binomial(Distribution):
         return ops.where(ok, lp, float("-inf"))
 
     def cdf(self, value):
+        """``I_{1-p}(n - k, k + 1)`` at ``k = floor(value)``. ``1 - p`` rounds (by up
+        to 1.1e-16, which moved cdf(0) of Binomial(1e9, 1e-12) by 2e-8): the rounding
+        ``δ = (1 - fl(1 - p)) - p``, exact, is added back as ``δ`` times the
+        incomplete beta's slope there (the second-order term is below rounding).
+        float32 runs in float64."""
         value = self._value(value, "cdf", check=False)
-        n, p = self.total_count, self.probs
-        k = value.floor()
-        inner = (k >= 0) & (k < n)
-        ks = ops.where(inner, k, ops.zeros_like(k))
-        ns = ops.where(inner, n, ks + 1.0)
-        f = ops.betainc(ns - ks, ks + 1.0, 1.0 - p)
-        f = ops.where(inner, f, ops.zeros_like(f))
-        return ops.where(k >= n, ops.ones_like(f), f)
+        return _util.widened(_cdf, value.floor(), self.total_count, self.probs)
+
+    def _sf(self, k):
+        """``1 - cdf(k) = I_p(k + 1, n - k)``: exact in ``p`` and accurate where the cdf
+        rounds to 1 (the count icdf's upper quantiles; no gradient)."""
+        return _util.widened(_sf, k.floor(), self.total_count, self.probs)
 
     def icdf(self, value):
+        """The smallest ``k`` with ``cdf(k) >= q`` (through :meth:`_sf` above the
+        median); ``icdf(1)`` is ``n`` (0 where ``p = 0``), which no bisection on the
+        rounded masses reaches (it gave 504146 at n = 1e6, p = 1/2)."""
         q = self._validate_prob(self._value(value, "icdf", check=False))
-        return _discrete.icdf_by_bisection(self, q, self.total_count)
+        k = _discrete.icdf_by_bisection(self, q, self.total_count)
+        top = ops.where(self.probs > 0, self.total_count, ops.zeros_like(self.total_count))
+        return ops.where(q == 1, top + ops.zeros_like(k), k)
 
     def _support_values(self):
         top = int(ops.max(self.total_count).item()) if self.total_count.size else 0
@@ -146,3 +154,32 @@ class Binomial(Distribution):
         if expand:
             values = ops.broadcast_to(values, [values.shape[0]] + list(self.batch_shape))
         return values
+
+
+def _inner(k, n):
+    """Where ``0 <= k < n``, and ``k``, ``n`` replaced off it by values that keep the
+    incomplete beta finite (the ends are set afterwards)."""
+    inner = (k >= 0) & (k < n)
+    ks = ops.where(inner, k, ops.zeros_like(k))
+    return inner, ks, ops.where(inner, n, ks + 1.0)
+
+
+def _cdf(k, n, p):
+    inner, ks, ns = _inner(k, n)
+    a, b = ns - ks, ks + 1.0
+    x = 1.0 - p
+    f = ops.betainc(a, b, x)
+    with no_grad():
+        delta = (1.0 - x) - p
+        slope = (ops.xlogy(a - 1.0, x) + ops.xlog1py(b - 1.0, -x) - ops.betaln(a, b)).exp()
+        fix = ops.where(delta != 0, delta * slope, ops.zeros_like(f))
+    f = ops.where(inner, f + fix, ops.zeros_like(f))
+    f = ops.where(k >= n, ops.ones_like(f), f)
+    return ops.where(k.isnan(), k, f)
+
+
+def _sf(k, n, p):
+    inner, ks, ns = _inner(k, n)
+    s = ops.betainc(ks + 1.0, ns - ks, p + ops.zeros_like(ks))
+    s = ops.where(inner, s, ops.zeros_like(s))
+    return ops.where(k < 0, ops.ones_like(s), s)

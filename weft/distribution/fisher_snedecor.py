@@ -5,6 +5,7 @@ import math
 
 from .. import ops
 from . import _gamma_sampling, _util, constraints
+from .beta import host_any, ibeta_both, ibeta_quantile_logs
 from .distribution import Distribution
 
 __all__ = ["FisherSnedecor"]
@@ -72,15 +73,21 @@ class FisherSnedecor(Distribution):
         return ops.where(inside, lp, float("-inf"))
 
     def cdf(self, value):
+        """``I_t(h1, h2)`` with ``t = d1 x/(d1 x + d2)``, ``h = d/2``, from ``log t`` and
+        ``log(1 - t)`` (softplus of ``log(d1 x/d2)``): ``t`` rounds to 1 long before
+        the mass above it vanishes for small ``df2`` (cdf(2.4e28) at (1, 0.01) was 1
+        instead of 0.3), so the upper tail is ``1 - I_{1-t}(h2, h1)`` where that is
+        the smaller mass (:func:`beta.ibeta_both`). float32 runs in float64."""
         value = self._value(value, "cdf", check=False)
-        x = ops.clip(value, min=0.0)
-        d1x = self.df1 * x
-        return ops.betainc(0.5 * self.df1, 0.5 * self.df2, d1x / (d1x + self.df2))
+        return _util.widened(_cdf, value, self.df1, self.df2)
 
     def icdf(self, value):
+        """The inverse of :meth:`cdf`, on the side of ``t = 1/2`` that keeps the
+        precision: ``x = (d2/d1) t/(1 - t)`` with ``1 - t`` from the inverse of the
+        complementary mass where ``t > 1/2`` (``icdf(0.5)`` at (1, 0.01) is 4e57, and
+        was inf where ``t`` rounded to 1)."""
         q = self._validate_prob(self._value(value, "icdf", check=False))
-        y = ops.betaincinv(0.5 * self.df1, 0.5 * self.df2, q)
-        return self.df2 * y / (self.df1 * (1.0 - y))
+        return _util.widened(_icdf, q, self.df1, self.df2)
 
     def entropy(self):
         # terms of size df·log(df) that cancel: float32 is evaluated in float64
@@ -97,6 +104,29 @@ def _log_density(x, d1, d2):
     u = d1.log() + x.log() - d2.log()
     return (-h1 * _util.softplus(-u) - h2 * _util.softplus(u) - x.log()
             - ops.betaln(h1, h2))
+
+
+def log_ratio(log_w):
+    """``(log t, log(1 - t))`` for ``t = w/(1 + w)`` given ``log w``, without rounding
+    ``t`` or ``1 - t``: ``-softplus(-log w)`` and ``-softplus(log w)``, from the one
+    ``log1p(exp(-|log w|))`` they share."""
+    s = ops.log1p((-log_w.abs()).exp())
+    up = log_w > 0
+    return ops.where(up, -s, log_w - s), ops.where(up, -log_w - s, -s)
+
+
+def _cdf(value, d1, d2):
+    pos = ~(value <= 0)       # (NaN stays in, and comes out NaN)
+    some_off = host_any(~pos)
+    x = ops.where(pos, value, ops.ones_like(value)) if some_off else value
+    log_t, log_u = log_ratio(d1.log() + x.log() - d2.log())
+    lower, _ = ibeta_both(0.5 * d1, 0.5 * d2, log_t, log_u)
+    return ops.where(pos, lower, ops.zeros_like(lower)) if some_off else lower
+
+
+def _icdf(q, d1, d2):
+    log_t, log_u = ibeta_quantile_logs(0.5 * d1, 0.5 * d2, q, 1.0 - q)
+    return (d2.log() - d1.log() + log_t - log_u).exp()
 
 
 def _entropy(d1, d2):

@@ -5,7 +5,9 @@ import math
 
 from .. import ops
 from . import _gamma_sampling, _util, constraints
+from .beta import host_any, ibeta_both, ibeta_quantile_logs
 from .distribution import Distribution
+from .fisher_snedecor import log_ratio
 
 __all__ = ["StudentT"]
 
@@ -80,53 +82,65 @@ class StudentT(Distribution):
                 - self.scale.log() - 0.5 * (df + 1.0) * log1p_y2)
 
     def cdf(self, value):
-        """``1/2 ± I_y(1/2, df/2)/2`` with ``y = t²/(df + t²)`` where ``t² < df``, and
-        ``1 - I_x(df/2, 1/2)/2`` for ``t > 0`` (``I_x/2`` for ``t < 0``) with ``x =
-        df/(df + t²)`` beyond: each form where its argument is computed without the
-        cancellation of ``1 - x`` (which would cost the small-``t`` gradients digits)."""
+        """``T²`` is F(1, df): ``cdf(t) = 1/2 ± F-mass(t²)/2``, with both tail masses
+        of the incomplete beta formed from ``log t² - log df`` (:func:`beta.ibeta_both`):
+        ``t²`` itself overflowed (float32 at ``|t| > 2e19``: cdf 0 where the truth is
+        3e-21), and the lower tail of a large ``df`` is the complementary mass, not
+        1 minus a value that rounds to 1. float32 runs in float64 (its incomplete beta
+        was 4% off at df = 1e6)."""
         value = self._value(value, "cdf", check=False)
-        df = self.df
-        t = (value - self.loc) / self.scale
-        at0 = t == 0
-        ts = ops.where(at0, ops.ones_like(t), t)
-        t2 = ts * ts
-        near = t2 < df
-        half = ops.full_like(t2, 0.5)
-        i = ops.betainc(ops.where(near, half, 0.5 * df), ops.where(near, 0.5 * df, half),
-                        ops.where(near, t2, df) / (df + t2))
-        far = ops.where(ts > 0, 1.0 - 0.5 * i, 0.5 * i)
-        # at t = 0 the chain rule through I would be inf * 0 (I_y(1/2, df/2) is infinitely
-        # steep at y = 0, where y(t) is flat); 1/2 + t f(0) is exact there in value, first
-        # and second derivatives (f the standard t density, even)
-        centre = 0.5 + t * self._log_density_at_0().exp()
-        return ops.where(at0, centre, ops.where(near, 0.5 + 0.5 * ts.sign() * i, far))
+        return _util.widened(_cdf, value, self.df, self.loc, self.scale)
 
     def icdf(self, value):
-        """The inverse of :meth:`cdf`, by the same two forms: ``t² = df y/(1 - y)`` with
-        ``y = I^-1(1/2, df/2; |2q - 1|)`` for ``q`` in ``(1/4, 3/4)``, ``t² = df (1 - x)/x``
-        with ``x = I^-1(df/2, 1/2; 2 min(q, 1 - q))`` outside."""
+        """The inverse of :meth:`cdf` through the same F(1, df) masses
+        (:func:`beta.ibeta_quantile_logs`, in logs: ``icdf(1e-300)`` at df = 1 is
+        -3.2e299, whose ``1/(1 + t²/df)`` is 1e-599)."""
         q = self._validate_prob(self._value(value, "icdf", check=False))
-        df = self.df
-        mid = q == 0.5
-        qs = ops.where(mid, ops.full_like(q, 0.25), q)
-        r = (2.0 * qs - 1.0).abs()
-        near = r < 0.5
-        half = ops.full_like(r, 0.5)
-        u = ops.betaincinv(ops.where(near, half, 0.5 * df), ops.where(near, 0.5 * df, half),
-                           ops.where(near, r, 1.0 - r))
-        t = (df * ops.where(near, u / (1.0 - u), (1.0 - u) / u)).sqrt()
-        # the median, where sqrt meets 0 (as in cdf): (q - 1/2) / f(0) there
-        t = ops.where(mid, (q - 0.5) * (-self._log_density_at_0()).exp(),
-                      ops.where(qs < 0.5, -t, t))
-        return self.loc + self.scale * t
+        return _util.widened(_icdf, q, self.df, self.loc, self.scale)
 
     def _log_density_at_0(self):
-        df = self.df
-        # f(0) = 1 / (sqrt(df) B(df/2, 1/2)), the normaliser log_prob uses
-        return -ops.betaln(0.5 * df, ops.full_like(df, 0.5)) - 0.5 * df.log()
+        return _log_density_at_0(self.df)
 
     def entropy(self):
         df = self.df
         h = 0.5 * (df + 1.0)
         return (h * _util.digamma_half_step(0.5 * df) + 0.5 * df.log()
                 + ops.betaln(0.5 * df, ops.full_like(df, 0.5)) + self.scale.log())
+
+
+def _log_density_at_0(df):
+    # f(0) = 1 / (sqrt(df) B(df/2, 1/2)), the normaliser log_prob uses
+    return -ops.betaln(0.5 * df, ops.full_like(df, 0.5)) - 0.5 * df.log()
+
+
+def _cdf(value, df, loc, scale):
+    d = value - loc
+    at0 = d == 0
+    some0 = host_any(at0)
+    ds = ops.where(at0, ops.ones_like(d), d) if some0 else d
+    # log t² - log df from |x - loc| and scale: neither t nor t² is formed
+    log_w = 2.0 * (ds.abs().log() - scale.log()) - df.log()
+    below, above = ibeta_both(ops.full_like(df, 0.5), 0.5 * df, *log_ratio(log_w))
+    tails = ops.where(ds > 0, 0.5 + 0.5 * below, 0.5 * above)
+    if not some0:
+        return tails
+    # at t = 0 the chain rule through I would be inf * 0 (I_y(1/2, df/2) is infinitely
+    # steep at y = 0, where y(t) is flat); 1/2 + t f(0) is exact there in value, first
+    # and second derivatives (f the standard t density, even)
+    centre = 0.5 + d / scale * _log_density_at_0(df).exp()
+    return ops.where(at0, centre, tails)
+
+
+def _icdf(q, df, loc, scale):
+    mid = q == 0.5
+    qs = ops.where(mid, ops.full_like(q, 0.25), q)
+    # the two-sided tail 2 min(q, 1 - q) is exact; |2q - 1| rounds only where it is
+    # near 1, i.e. where the tail is the one inverted
+    tail = 2.0 * ops.minimum(qs, 1.0 - qs)
+    log_y, log_x = ibeta_quantile_logs(ops.full_like(df, 0.5), 0.5 * df,
+                                       (2.0 * qs - 1.0).abs(), tail)
+    t = (0.5 * (df.log() + log_y - log_x)).exp()
+    # the median, where sqrt meets 0 (as in cdf): (q - 1/2) / f(0) there
+    t = ops.where(mid, (q - 0.5) * (-_log_density_at_0(df)).exp(),
+                  ops.where(qs < 0.5, -t, t))
+    return loc + scale * t
