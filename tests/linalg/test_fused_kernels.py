@@ -210,13 +210,14 @@ def test_cholesky_not_positive_definite_names_the_batch_index():
 
 
 def test_single_least_squares_restores_the_blas_thread_setting():
-    """gelsd / gelsy of one matrix up to 1024 columns hold the BLAS to one thread (faster
-    there) and give the user's setting back; the solution is numpy's."""
+    """gelsd / gelss of one matrix up to 1024 columns hold the BLAS to one thread (faster
+    there), gelsy keeps its threads; each gives the user's setting back and numpy's
+    solution."""
     from threadpoolctl import threadpool_info
     before = [(d["filepath"], d["num_threads"]) for d in threadpool_info()]
     a, b = _mats((40, 7), "float64"), _mats((40, 2), "float64", 1)
     want = np.linalg.lstsq(a, b, rcond=None)[0]
-    for driver in ("gelsd", "gelsy"):
+    for driver in ("gelsd", "gelss", "gelsy"):
         got = weft.linalg.lstsq(weft.to_tensor(a), weft.to_tensor(b), driver=driver)[0]
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-12)
         assert [(d["filepath"], d["num_threads"]) for d in threadpool_info()] == before

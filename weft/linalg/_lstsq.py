@@ -85,9 +85,11 @@ def _lstsq_fwd(a, b, *, driver, rcond):
         sol = np.zeros((nb, n, k), dtype)
         rank = np.zeros((nb,), np.int32)
         sv = np.zeros((nb, min(m, n)), real)
-        # as gelsd (backends.Lapack.gelsd): one BLAS thread unless the matrix is large
-        # (gelsy's pivoted QR is half level-2; 2000 x 500 on 2 cores: 3 times faster)
-        one = nb > 1 or min(m, n) <= LSTSQ_ONE_THREAD
+        # a batch runs on one BLAS thread; a single matrix does for gelss as for gelsd
+        # (backends.Lapack.gelsd: SVD-based, level-2 bound), while the QR-based gelsy and
+        # gels keep the BLAS's threads (gelsy, 2000 x 500 on 2 quiet cores: 73 ms on two
+        # threads, 100 ms on one)
+        one = nb > 1 or (driver == "gelss" and min(m, n) <= LSTSQ_ONE_THREAD)
         with one_blas_thread if one else contextlib.nullcontext():
             for i in range(nb):
                 x, r, s = _solve_one(fa[i], fb[i], driver, rcond)
