@@ -16,6 +16,7 @@ from weft.autograd import gradcheck, gradgradcheck
 from weft.autograd.engine import apply
 from weft.core import backend as reg
 from weft.linalg import _solvers
+from tests._threads import assert_same_on_1_and_2_threads
 
 DTYPES = ["float32", "float64", "complex64", "complex128"]
 TOL = {"float32": 2e-4, "complex64": 2e-4, "float64": 1e-10, "complex128": 1e-10}
@@ -110,16 +111,7 @@ def test_fused_kernels_do_not_depend_on_the_thread_count():
         return [x, lu, piv, C.lapack_lu_solve(0, lu, piv, b, 2), C.lapack_solve(0, a, b)[0],
                 C.lapack_cholesky_backward(0, l, g)]
 
-    before = _native.get_num_threads()
-    try:
-        _native.set_num_threads(1)
-        one = outputs()
-        _native.set_num_threads(2)
-        two = outputs()
-    finally:
-        _native.set_num_threads(before)
-    for x, y in zip(one, two):
-        np.testing.assert_array_equal(x, y)
+    assert_same_on_1_and_2_threads(outputs)
 
 
 def test_solve_backward_reuses_the_forward_factors(monkeypatch):

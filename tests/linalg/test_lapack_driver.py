@@ -13,6 +13,7 @@ import weft
 from weft import _native
 from weft.core import backend as reg
 from weft.linalg import backends as lb
+from tests._threads import assert_same_on_1_and_2_threads
 
 DTYPES = ["float32", "float64", "complex64", "complex128"]
 TOL = {"float32": 2e-4, "complex64": 2e-4, "float64": 1e-10, "complex128": 1e-10}
@@ -113,16 +114,7 @@ def _all_outputs():
 
 
 def test_results_do_not_depend_on_the_thread_count():
-    before = _native.get_num_threads()
-    try:
-        _native.set_num_threads(1)
-        one = _all_outputs()
-        _native.set_num_threads(2)
-        two = _all_outputs()
-    finally:
-        _native.set_num_threads(before)
-    for x, y in zip(one, two):
-        np.testing.assert_array_equal(x, y)
+    assert_same_on_1_and_2_threads(_all_outputs)
 
 
 def test_batched_call_restores_the_blas_thread_setting():

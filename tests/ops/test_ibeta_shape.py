@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import weft
 from weft.ops import _ibeta_shape
+from tests._threads import assert_same_on_1_and_2_threads
 
 mpmath = pytest.importorskip("mpmath", reason="mpmath gives the reference derivatives")
 
@@ -176,13 +177,4 @@ def test_native_result_does_not_depend_on_the_thread_count():
     n = 3000
     a, b = np.exp(rng.uniform(-3, 6, n)), np.exp(rng.uniform(-3, 6, n))
     x = rng.uniform(0, 1, n)
-    before = weft.get_num_threads()
-    try:
-        weft.set_num_threads(1)
-        one = _ibeta_shape.scaled_shape_derivs(a, b, x, 1, 1)
-        weft.set_num_threads(2)
-        two = _ibeta_shape.scaled_shape_derivs(a, b, x, 1, 1)
-    finally:
-        weft.set_num_threads(before)
-    np.testing.assert_array_equal(one[0], two[0])
-    np.testing.assert_array_equal(one[1], two[1])
+    assert_same_on_1_and_2_threads(lambda: _ibeta_shape.scaled_shape_derivs(a, b, x, 1, 1)[:2])
