@@ -151,6 +151,11 @@ def _backward_rows(rep, weft, cases, repeat):
                 loss()
 
         def both():
+            # a fresh gradient each time, as a training step after
+            # clear_grad(set_to_zero=False) (torch's zero_grad default): the row times the
+            # backward pass, not an accumulation into last round's .grad
+            for t in ts:
+                t.clear_grad(set_to_zero=False)
             loss().backward()
 
         tf, tb = timeit_round([fwd, both], repeat)
