@@ -32,17 +32,23 @@ def timeit_pair(fa, fb, repeat=7, number=1, warmup=1):
 
 
 def timeit_round(fns, repeat=7, number=1, warmup=1):
-    """Medians of every function in ``fns``, timed in turn (A B C A B C ...)."""
+    """Medians of every function in ``fns``, timed in turn, the order rotated each round
+    (A B C, B C A, C A B ...): a library whose idle threads keep spinning after its
+    call (OpenMP, MKL) slows whatever runs next, so no function always follows the
+    same one."""
     for _ in range(warmup):
         for f in fns:
             f()
     times = [[] for _ in fns]
-    for _ in range(repeat):
-        for f, out in zip(fns, times):
+    n = len(fns)
+    for r in range(repeat):
+        for j in range(n):
+            i = (j + r) % n
+            f = fns[i]
             t0 = time.perf_counter()
             for _ in range(number):
                 f()
-            out.append((time.perf_counter() - t0) / number)
+            times[i].append((time.perf_counter() - t0) / number)
     return [statistics.median(t) for t in times]
 
 
