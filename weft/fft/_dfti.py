@@ -31,7 +31,7 @@ import threading
 import numpy as np
 
 # configuration parameters
-_FORWARD_DOMAIN, _NUMBER_OF_TRANSFORMS = 0, 7
+_NUMBER_OF_TRANSFORMS = 7
 _CONJUGATE_EVEN_STORAGE, _PLACEMENT, _PACKED_FORMAT = 10, 11, 21
 _FWD_DISTANCE, _BWD_DISTANCE, _FWD_STRIDES, _BWD_STRIDES = 58, 59, 60, 61
 # configuration values

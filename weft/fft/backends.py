@@ -193,7 +193,7 @@ class MKLFFT(FFTBackend):
         """``spec`` = the unnormalised r2c of ``real`` by one DFTI descriptor; False
         where there is none for this layout."""
         from ._dfti import plan_layout
-        if len(axes) < 2 or not (real.flags.aligned and spec.flags.aligned):
+        if not (real.flags.aligned and spec.flags.aligned):
             return False
         layout = plan_layout(real, spec, axes)
         plan = None if layout is None else self.plans.get("cpu", layout)
@@ -209,10 +209,14 @@ class MKLFFT(FFTBackend):
     def r2c(self, a, axes, norm):
         axes = [ax % a.ndim for ax in axes]
         n = math.prod(a.shape[ax] for ax in axes)
-        shape = list(a.shape)
-        shape[axes[-1]] = shape[axes[-1]] // 2 + 1
-        y = self.xp.empty(shape, self.xp.result_type(a.dtype, self.xp.complex64))
-        if not self._direct_r2c(a, y, axes):
+        y = None
+        if len(axes) > 1:
+            shape = list(a.shape)
+            shape[axes[-1]] = shape[axes[-1]] // 2 + 1
+            y = self.xp.empty(shape, self.xp.result_type(a.dtype, self.xp.complex64))
+            if not self._direct_r2c(a, y, axes):
+                y = None
+        if y is None:
             y = super().r2c(a, axes, "backward")
         return self._scaled(y, n, True, norm)
 
