@@ -18,7 +18,7 @@ import numpy as np
 from ..autograd.engine import Primitive, apply, defelementwise, defvjp
 from ..core import dtype as _dt
 from ..core.tensor import Tensor
-from ..core.args import check_same_place, tensor_arg
+from ..core.args import check_same_place, tensor_arg, xp_of
 from . import _ibeta_shape, _igamma_shape
 from ._support import binary_operands, require_float
 from .cast import cast
@@ -636,7 +636,7 @@ def _ndtri_exp_newton(y, sm):
     ``-ndtri(-expm1(y))`` above ``log(1/2)`` (so ``y`` near 0 keeps its precision), the
     asymptotic ``x ~ -sqrt(-2y - log(-4 pi y))`` below the normal range, then Newton
     steps on ``log_ndtr(x) = y``, whose slope is ``phi(x) / Phi(x)``."""
-    xp = np if type(y) is _ndarray else __import__("cupy")
+    xp = xp_of(y)
     tiny = np.log(np.finfo(y.dtype).tiny) + 10.0
     with np.errstate(all="ignore"):
         upper = y > -math.log(2.0)
