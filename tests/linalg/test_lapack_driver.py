@@ -13,7 +13,7 @@ import weft
 from weft import _native
 from weft.core import backend as reg
 from weft.linalg import backends as lb
-from tests._threads import assert_same_on_1_and_2_threads
+from tests._threads import assert_same_on_1_and_2_threads, outputs_on_1_and_2_threads
 
 DTYPES = ["float32", "float64", "complex64", "complex128"]
 TOL = {"float32": 2e-4, "complex64": 2e-4, "float64": 1e-10, "complex128": 1e-10}
@@ -214,6 +214,26 @@ def test_mkl_backend_agrees_with_lapack(dtype):
     for x, y in zip(got, want):
         _close(x.numpy(), y.numpy(), dtype)
 
+
+@pytest.mark.skipif(not reg.is_available("linalg", "mkl") or reg.mkl_runtime() is None,
+                    reason="the mkl backend needs mkl-service and the mkl wheel (weft[mkl])")
+def test_mkl_batches_hold_each_worker_to_one_mkl_thread_and_restore_it():
+    """A batch on the mkl backend sets MKL's per-thread count to 1 in each worker (the
+    global limit does not reach calls from weft's pool) and gives the calling thread its
+    own count back. MKL's results depend on the alignment of its buffers unless its
+    conditional numerical reproducibility is on (MKL_CBWR), so 1 and 2 weft threads
+    agree to rounding here, not bit for bit as on the default provider."""
+    import ctypes
+    mkl = ctypes.CDLL(reg.mkl_runtime())
+    s = _spd((16, 24, 24), "float64")
+    with weft.backend("linalg", "mkl"):
+        weft.linalg.eigh(_t(s[:2]))                    # loads the backend
+        before = mkl.MKL_Get_Max_Threads()
+        one, two = outputs_on_1_and_2_threads(lambda: weft.linalg.eigvalsh(_t(s)).numpy())
+        assert mkl.MKL_Get_Max_Threads() == before
+    np.testing.assert_allclose(one, two, rtol=1e-13)
+    np.testing.assert_allclose(weft.linalg.eigvalsh(_t(s)).numpy(), np.linalg.eigvalsh(s),
+                               rtol=1e-12)
 
 def test_gpu_host_fallback_warns_once():
     lb._warned.discard("demo_op")

@@ -130,8 +130,13 @@ def mkl_lapack_pointers():
         raise RuntimeError("the mkl backend needs MKL's runtime library libmkl_rt from the "
                            "mkl package; install it with pip install weft[mkl]")
     lib = ctypes.CDLL(path)
-    return {name: ctypes.cast(getattr(lib, name + "_"), ctypes.c_void_p).value
-            for name in _C.lapack_routines()}
+    out = {name: ctypes.cast(getattr(lib, name + "_"), ctypes.c_void_p).value
+           for name in _C.lapack_routines()}
+    # MKL's per-thread count: the driver holds each worker's MKL calls to one thread
+    # while a batch runs (threadpoolctl's global limit does not reach them)
+    out["MKL_Set_Num_Threads_Local"] = ctypes.cast(lib.MKL_Set_Num_Threads_Local,
+                                                   ctypes.c_void_p).value
+    return out
 
 
 # ---------------------------------------------------------------------------------
