@@ -624,7 +624,8 @@ def test_continuous_bernoulli_moments_near_one_half(dtype, rtol):
     """The closed-form mean and variance subtract two terms of size ~1/(2p - 1); near
     p = ½ (outside the Taylor window ``lims``) they lost four digits in float32. Against
     the same closed forms evaluated with 50 digits (mpmath)."""
-    mpmath = pytest.importorskip("mpmath")
+    mpmath = pytest.importorskip(
+        "mpmath", reason="mpmath (installed with sympy, a test extra) gives the 50-digit reference")
     mpmath.mp.dps = 50
     ps = np.array([0.5, 0.4995, 0.5044, 0.55, 0.7499, 0.75, 0.76, 0.9, 0.3, 0.26, 0.01],
                   dtype=dtype)

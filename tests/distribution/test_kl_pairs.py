@@ -456,7 +456,8 @@ def test_bernoulli_degenerate():
 def test_nearly_equal_arguments_keep_relative_accuracy():
     """KL ≈ δ² for parameters δ apart: the closed forms avoid the r − 1 − log r
     cancellation (mpmath at 40 digits is the reference)."""
-    mp = pytest.importorskip("mpmath")
+    mp = pytest.importorskip(
+        "mpmath", reason="mpmath (installed with sympy, a test extra) gives the 40-digit reference")
     mp.mp.dps = 40
     t = lambda v: weft.to_tensor(np.asarray(v, dtype=np.float64))
     e = 1e-7
