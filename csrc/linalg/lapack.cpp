@@ -276,10 +276,27 @@ inline real_of_t<T> cabs1(const T& v) {
   else return std::abs(v);
 }
 
-// y[0:n] -= f * x[0:n] for two distinct columns (restrict: so the loop vectorises).
-template <class T>
-inline void sub_scaled(i64 n, T f, const T* __restrict x, T* __restrict y) {
+// y[0:n] -= f * x[0:n] for two distinct rows or columns (restrict: so the loop
+// vectorises).  V may be a GCC vector of F's (f then scales every lane).
+template <class V, class F>
+[[gnu::always_inline]] inline void sub_scaled(i64 n, F f, const V* __restrict x,
+                                              V* __restrict y) {
   for (i64 i = 0; i < n; ++i) y[i] -= f * x[i];
+}
+
+// y_t[0:n] -= f[t] * x[0:n] for four rows t at once: each load of x serves all four
+// (these small updates are bound by loads and loop overhead, not by the flops).
+template <class V, class F>
+[[gnu::always_inline]] inline void sub_scaled4(i64 n, const F (&f)[4], const V* __restrict x,
+                                               V* __restrict y0, V* __restrict y1,
+                                               V* __restrict y2, V* __restrict y3) {
+  for (i64 i = 0; i < n; ++i) {
+    const V s = x[i];
+    y0[i] -= f[0] * s;
+    y1[i] -= f[1] * s;
+    y2[i] -= f[2] * s;
+    y3[i] -= f[3] * s;
+  }
 }
 
 // Column-major m x n `a` (leading dimension lda) in place; ipiv 1-based, info as getrf.
@@ -432,25 +449,15 @@ WEFT_SIMD_CLONES lint aug_gesv(i64 n, i64 boff, i64 ld, R* __restrict w, R* __re
         f[t] = recip ? ri[j] * r : ri[j] / piv;
         lo[(i + t) * n + j] = f[t];
       }
-      V* __restrict d0 = vrow(i);
-      V* __restrict d1 = vrow(i + 1);
-      V* __restrict d2 = vrow(i + 2);
-      V* __restrict d3 = vrow(i + 3);
-      for (i64 v = v0; v < nv; ++v) {
-        const V s = src[v];
-        d0[v] -= f[0] * s;
-        d1[v] -= f[1] * s;
-        d2[v] -= f[2] * s;
-        d3[v] -= f[3] * s;
-      }
+      sub_scaled4(nv - v0, f, src + v0, vrow(i) + v0, vrow(i + 1) + v0, vrow(i + 2) + v0,
+                  vrow(i + 3) + v0);
       for (int t = 0; t < 4; ++t) w[(i + t) * ld + j] = R(0);
     }
     for (; i < n; ++i) {
       R* ri = w + i * ld;
       const R f = recip ? ri[j] * r : ri[j] / piv;
       lo[i * n + j] = f;
-      V* __restrict d = vrow(i);
-      for (i64 v = v0; v < nv; ++v) d[v] -= f * src[v];
+      sub_scaled(nv - v0, f, src + v0, vrow(i) + v0);
       ri[j] = R(0);
     }
   }
@@ -461,11 +468,7 @@ WEFT_SIMD_CLONES lint aug_gesv(i64 n, i64 boff, i64 ld, R* __restrict w, R* __re
     V* __restrict xj = vrow(j);
     const R d = w[j * ld + j];
     for (i64 v = b0; v < nv; ++v) xj[v] /= d;
-    for (i64 i = 0; i < j; ++i) {
-      const R f = w[i * ld + j];
-      V* __restrict xi = vrow(i);
-      for (i64 v = b0; v < nv; ++v) xi[v] -= f * xj[v];
-    }
+    for (i64 i = 0; i < j; ++i) sub_scaled(nv - b0, w[i * ld + j], xj + b0, vrow(i) + b0);
   }
   return 0;
 }
@@ -533,24 +536,10 @@ WEFT_SIMD_CLONES void vec_getrs(i64 n, i64 nv, const R* __restrict lu, const std
     const V* __restrict s = row(src);
     i64 i = i0;
     for (; i + 3 < i1; i += 4) {
-      const R f0 = c(i), f1 = c(i + 1), f2 = c(i + 2), f3 = c(i + 3);
-      V* __restrict d0 = row(i);
-      V* __restrict d1 = row(i + 1);
-      V* __restrict d2 = row(i + 2);
-      V* __restrict d3 = row(i + 3);
-      for (i64 v = 0; v < nv; ++v) {
-        const V t = s[v];
-        d0[v] -= f0 * t;
-        d1[v] -= f1 * t;
-        d2[v] -= f2 * t;
-        d3[v] -= f3 * t;
-      }
+      const R f[4] = {c(i), c(i + 1), c(i + 2), c(i + 3)};
+      sub_scaled4(nv, f, s, row(i), row(i + 1), row(i + 2), row(i + 3));
     }
-    for (; i < i1; ++i) {
-      const R f = c(i);
-      V* __restrict d = row(i);
-      for (i64 v = 0; v < nv; ++v) d[v] -= f * s[v];
-    }
+    for (; i < i1; ++i) sub_scaled(nv, c(i), s, row(i));
   };
   auto scale = [&](i64 r, R d) {
     V* __restrict a = row(r);
@@ -1152,27 +1141,12 @@ WEFT_SIMD_CLONES void chol_backward_one(i64 n, i64 ld, const T* __restrict l, co
       const T* lk = l + k * n;
       i64 i = 0;
       for (; i + 3 < k; i += 4) {
-        const T f0 = conj_of(lk[i]), f1 = conj_of(lk[i + 1]), f2 = conj_of(lk[i + 2]),
-                f3 = conj_of(lk[i + 3]);
-        V* __restrict x0 = row(x, i);
-        V* __restrict x1 = row(x, i + 1);
-        V* __restrict x2 = row(x, i + 2);
-        V* __restrict x3 = row(x, i + 3);
+        const T f[4] = {conj_of(lk[i]), conj_of(lk[i + 1]), conj_of(lk[i + 2]),
+                        conj_of(lk[i + 3])};
         const i64 w = lower ? upto(i + 3) : nv;  // rows i..i+3 need no more
-        for (i64 v = 0; v < w; ++v) {
-          const V s = xk[v];
-          x0[v] -= f0 * s;
-          x1[v] -= f1 * s;
-          x2[v] -= f2 * s;
-          x3[v] -= f3 * s;
-        }
+        sub_scaled4(w, f, xk, row(x, i), row(x, i + 1), row(x, i + 2), row(x, i + 3));
       }
-      for (; i < k; ++i) {
-        const T f = conj_of(lk[i]);
-        V* __restrict xi = row(x, i);
-        const i64 w = lower ? upto(i) : nv;
-        for (i64 v = 0; v < w; ++v) xi[v] -= f * xk[v];
-      }
+      for (; i < k; ++i) sub_scaled(lower ? upto(i) : nv, conj_of(lk[i]), xk, row(x, i));
     }
   };
   solve_lh(z, false);  // X = L⁻ᴴ S
