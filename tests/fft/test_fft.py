@@ -542,3 +542,22 @@ def test_scipy_backend_keeps_scipy_dtype_rules_and_falls_back():
     assert scipy_backend.__ua_function__(sfft.fft, (ints,), {"plan": object()}) \
         is NotImplemented
     assert scipy_backend.__ua_function__(sfft.fft, (object(),), {}) is NotImplemented
+
+
+@pytest.mark.parametrize("name", ["fft", "rfft2", "irfftn"])
+def test_scipy_backend_without_compiled_pocketfft_does_not_recurse(name, monkeypatch):
+    """Where this scipy's compiled pocketfft module has another layout (scipy 1.18
+    on the GPU machine), weft's CPU backend calls scipy.fft's public functions; under
+    ``set_backend(weft.fft.scipy_backend)`` they must reach scipy, not weft again."""
+    from weft.core import backend as reg
+    from weft.fft import scipy_backend
+    be = reg.resolve("fft", "cpu")
+    if be.name != "pocketfft":
+        pytest.skip(f"the active CPU fft backend is {be.name}")
+    monkeypatch.setattr(be, "_pfft", None)
+    x = _x((4, 6), "complex128" if name == "irfftn" else "float64", _rng(9))
+    want = getattr(sfft, name)(x, norm="ortho")
+    for only in (False, True):
+        with sfft.set_backend(scipy_backend, only=only):
+            got = getattr(sfft, name)(x, norm="ortho")
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

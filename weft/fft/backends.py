@@ -92,7 +92,10 @@ class PocketFFT(FFTBackend):
     scipy has the compiled pocketfft module those functions end in
     (``scipy.fft._pocketfft.pypocketfft``, whose documented signature is checked on
     load against the public functions), weft calls it directly: a call of a small
-    transform costs about 0.6 us instead. Otherwise it calls scipy.fft.
+    transform costs about 0.6 us instead. Otherwise it calls scipy.fft's public
+    functions with scipy's own backend selected (``set_backend("scipy", only=True)``):
+    inside ``scipy.fft.set_backend(weft.fft.scipy_backend)`` those calls would
+    otherwise come back to weft and recurse.
     """
 
     def __init__(self):
@@ -103,11 +106,13 @@ class PocketFFT(FFTBackend):
         super().__init__("pocketfft", scipy.fft, numpy)
         self._threads = get_num_threads
         self._pfft = _compiled_pocketfft(scipy.fft, numpy)
+        self._scipy_only = lambda: scipy.fft.set_backend("scipy", only=True)
 
     def c2c(self, a, axes, forward, norm):
         pfft = self._pfft
         if pfft is None:
-            return super().c2c(a, axes, forward, norm)
+            with self._scipy_only():
+                return super().c2c(a, axes, forward, norm)
         nd = a.ndim
         return pfft.c2c(a, [ax % nd for ax in axes], forward, _INORM[forward][norm], None,
                         self._threads())
@@ -115,7 +120,8 @@ class PocketFFT(FFTBackend):
     def r2c(self, a, axes, norm):
         pfft = self._pfft
         if pfft is None:
-            return super().r2c(a, axes, norm)
+            with self._scipy_only():
+                return super().r2c(a, axes, norm)
         nd = a.ndim
         return pfft.r2c(a, [ax % nd for ax in axes], True, _INORM[True][norm], None,
                         self._threads())
@@ -123,7 +129,8 @@ class PocketFFT(FFTBackend):
     def c2r(self, a, axes, n, norm):
         pfft = self._pfft
         if pfft is None:
-            return super().c2r(a, axes, n, norm)
+            with self._scipy_only():
+                return super().c2r(a, axes, n, norm)
         nd = a.ndim
         return pfft.c2r(a, [ax % nd for ax in axes], n, False, _INORM[False][norm], None,
                         self._threads())
@@ -133,9 +140,24 @@ class PocketFFT(FFTBackend):
 
 
 def _compiled_pocketfft(sfft, np):
-    """scipy's compiled pocketfft module if it behaves as documented, else None."""
+    """scipy's compiled pocketfft module if it behaves as documented, else None.
+
+    scipy up to 1.17 ships it as ``scipy.fft._pocketfft.pypocketfft``; 1.18 replaced
+    it by ducc0's successor of pocketfft, ``scipy.fft._duccfft.pyduccfft``, with the
+    same four functions and signatures (both are checked below before use)."""
+    # compared with scipy's own transforms, even when this backend is first loaded
+    # inside ``scipy.fft.set_backend(weft.fft.scipy_backend)``
+    with sfft.set_backend("scipy", only=True):
+        for path in ("scipy.fft._pocketfft.pypocketfft", "scipy.fft._duccfft.pyduccfft"):
+            pfft = _checked_pocketfft(path, sfft, np)
+            if pfft is not None:
+                return pfft
+    return None
+
+
+def _checked_pocketfft(path, sfft, np):
     try:
-        from scipy.fft._pocketfft import pypocketfft as pfft
+        pfft = importlib.import_module(path)
         x = np.arange(1.0, 7.0).reshape(2, 3)
         z = x + 1j * x[::-1]
         ok = (np.allclose(pfft.c2c(z, [0, 1], True, 1, None, 1), sfft.fftn(z, norm="ortho"))
