@@ -57,6 +57,18 @@ def _lstsq_samples(dtype, rng):
     yield SampleInput(_a((0, 3), dtype, rng), _a((0, 2), dtype, rng), name="no rows")
 
 
+def _gels_samples(dtype, rng):
+    """The GPU's one driver (and its default there): every shape case of
+    ``_lstsq_samples`` with ``driver='gels'``."""
+    seen = set()
+    for sample in _lstsq_samples(dtype, rng):
+        name = sample.name.split(", driver")[0]
+        if name not in seen:
+            seen.add(name)
+            yield SampleInput(sample.input, *sample.args, **{**sample.kwargs, "driver": "gels"},
+                              name=f"{name}, gels")
+
+
 def _rank_deficient_samples(dtype, rng):
     """Rank 2 of 3 (gelsy/gelsd/gelss find the rank; no residuals): forward only."""
     a = (_a((5, 2), dtype, rng) @ _a((2, 3), dtype, rng)).astype(dtype)
@@ -96,11 +108,18 @@ def _lstsq_errors(rng):
 
 
 OPS = [
+    # every driver: CPU only, since the GPU accepts only 'gels' (api-linalg.md #37) and
+    # defaults to it, so driver=None means another driver there
     OpInfo("linalg.lstsq", weft.linalg.lstsq, _ref_lstsq, _lstsq_samples,
-           dtypes=FLOAT_AND_COMPLEX, supports_grad=False, error_inputs=_lstsq_errors),
+           dtypes=FLOAT_AND_COMPLEX, supports_grad=False, device=("cpu",)),
     # the solution alone: the differentiable output (weft+, full-rank x)
     OpInfo("linalg.lstsq_solution", _solution, _ref_solution, _lstsq_samples,
-           dtypes=FLOAT_AND_COMPLEX),
+           dtypes=FLOAT_AND_COMPLEX, device=("cpu",)),
     OpInfo("linalg.lstsq_rank_deficient", weft.linalg.lstsq, _ref_lstsq,
-           _rank_deficient_samples, dtypes=FLOAT_AND_COMPLEX, supports_grad=False),
+           _rank_deficient_samples, dtypes=FLOAT_AND_COMPLEX, supports_grad=False,
+           device=("cpu",)),
+    OpInfo("linalg.lstsq_gels", weft.linalg.lstsq, _ref_lstsq, _gels_samples,
+           dtypes=FLOAT_AND_COMPLEX, supports_grad=False, error_inputs=_lstsq_errors),
+    OpInfo("linalg.lstsq_gels_solution", _solution, _ref_solution, _gels_samples,
+           dtypes=FLOAT_AND_COMPLEX),
 ]

@@ -410,10 +410,25 @@ class CuSolver(LinalgBackend):
     def slogdet(self, a):
         return self.lib.slogdet(a)
 
+    def _broadcast(self, a, b):
+        """a and b with their batch dims broadcast, as [n, ...] stacks (CuPy's solvers
+        take equal batch shapes only), and that batch shape."""
+        xp = self.xp
+        shape = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+        n = math.prod(shape)   # reshape(-1, ...) cannot infer n from an empty array
+        a = xp.broadcast_to(a, shape + a.shape[-2:]).reshape((n,) + a.shape[-2:])
+        b = xp.broadcast_to(b, shape + b.shape[-2:]).reshape((n,) + b.shape[-2:])
+        return shape, a, b
+
     def solve(self, a, b, keep=False):
         # cupy.linalg.solve keeps no factors: the backward's solve with aᴴ factors again
-        x = self.lib.solve(a, b)
-        info = _finite_info(self.xp, x, a)
+        shape, fa, fb = self._broadcast(a, b)
+        if fa.size == 0 or fb.size == 0:
+            x = self.xp.zeros(fb.shape, dtype=fb.dtype)
+        else:
+            x = self.lib.solve(fa, fb)
+        x = x.reshape(shape + b.shape[-2:])
+        info = _finite_info(self.xp, x, self.xp.broadcast_to(a, shape + a.shape[-2:]))
         return (x, info, None, None) if keep else (x, info)
 
     def inv(self, a):
@@ -428,11 +443,8 @@ class CuSolver(LinalgBackend):
 
     def _tri(self, a, b, lower, trans, unit):
         from cupyx.scipy.linalg import solve_triangular  # noqa: PLC0415
-        xp = self.xp
-        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        a = xp.broadcast_to(a, shape + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
-        b = xp.broadcast_to(b, shape + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
-        out = xp.empty(b.shape, dtype=b.dtype)
+        shape, a, b = self._broadcast(a, b)
+        out = self.xp.empty(b.shape, dtype=b.dtype)
         for i in range(len(a)):
             out[i] = solve_triangular(a[i], b[i], trans=trans, lower=lower, unit_diagonal=unit,
                                       check_finite=False)

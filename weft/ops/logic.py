@@ -35,8 +35,13 @@ less = less_than
 greater = greater_than
 
 
+def _truth(a):
+    # CuPy's logical ufuncs have no complex loops; a complex value is true where != 0
+    return a != 0 if a.dtype.kind == "c" else a
+
+
 def _logical(ufunc, opname):
-    prim = Primitive(opname, ufunc)
+    prim = Primitive(opname, lambda x, y: ufunc(_truth(x), _truth(y)))
 
     def op(x, y, out=None, name=None):
         x = tensor_arg(x, "x", opname)
@@ -61,7 +66,7 @@ def _write_out(r, out):
 logical_and = _logical(np.logical_and, "logical_and")
 logical_or = _logical(np.logical_or, "logical_or")
 logical_xor = _logical(np.logical_xor, "logical_xor")
-_lnot = Primitive("logical_not", np.logical_not)
+_lnot = Primitive("logical_not", lambda x: np.logical_not(_truth(x)))
 
 
 def logical_not(x, out=None, name=None):

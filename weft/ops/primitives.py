@@ -25,6 +25,7 @@ import numpy as np
 from .._native import index_add_ as _native_index_add
 from ..autograd.engine import Primitive, apply, defbatch, deflinear, defvjp, support
 from ..core.args import xp_of
+from ..core.scatter import add_at
 from ..core.tensor import Tensor
 
 # dtypes the native index_add_ kernel takes (parallel, and bit-identical to np.add.at)
@@ -51,18 +52,8 @@ def _scatter_add(out, index, src, axis):
             front = np.ascontiguousarray(np.moveaxis(out, axis, 0))
             _native_index_add(front, index, np.moveaxis(src, axis, 0) if axis else src)
             out[...] = np.moveaxis(front, 0, axis)
-        else:
-            np.add.at(out, _axis_key(axis, index), src)
-        return out
-    import cupyx  # noqa: PLC0415  (GPU only: CuPy is loaded with the first GPU array)
-
-    if out.dtype.kind == "b":  # scatter_add has no bool kernel: count hits instead
-        hits = xp_of(out).zeros(out.shape, dtype=np.int32)
-        cupyx.scatter_add(hits, _axis_key(axis, index), src.astype(np.int32))
-        out |= hits > 0
-        return out
-    cupyx.scatter_add(out, _axis_key(axis, index), src)
-    return out
+            return out
+    return add_at(out, _axis_key(axis, index), src)
 
 
 def _index_add_fwd(base, src, index, axis):
@@ -106,13 +97,7 @@ def _put_along_add_fwd(src, idx, axis, shape):
     xp = xp_of(src)
     out = xp.zeros(shape, dtype=src.dtype)
     if src.size:
-        key = _along_key(xp, idx, axis)
-        if xp is np:
-            np.add.at(out, key, src)
-        else:
-            import cupyx  # noqa: PLC0415  (GPU only)
-
-            cupyx.scatter_add(out, key, src)
+        add_at(out, _along_key(xp, idx, axis), src)
     return out
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._native import extension as _C
 from ..core.place import array_module, place_of_array
+from ..core.scatter import add_at
 
 _NATIVE_VALUES = frozenset(np.dtype(d) for d in
                            ("float32", "float64", "complex64", "complex128", "int32", "int64"))
@@ -117,16 +118,7 @@ def segment_sum(values, index, n):
             from .._native import index_add_  # noqa: PLC0415
 
             return index_add_(out, index, values)
-        np.add.at(out, index, values)
-        return out
-    import cupyx  # noqa: PLC0415
-
-    if values.dtype.kind == "b":
-        hit = xp.zeros(out.shape, dtype=np.int32)
-        cupyx.scatter_add(hit, index, values.astype(np.int32))
-        return hit > 0
-    cupyx.scatter_add(out, index, values)
-    return out
+    return add_at(out, index, values)
 
 
 def coo_to_csr2d(indices, values, shape, want_inverse):

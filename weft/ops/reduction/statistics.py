@@ -314,7 +314,10 @@ def histogram(input, bins=100, min=0, max=0, weight=None, density=False, name=No
                             f"{wt._data.dtype.name}")
         w = wt._data.reshape(-1)
         out_dt = wt._data.dtype if wt._data.dtype.kind == "f" else _dt.int64
-    counts, _ = xp.histogram(d, bins=int(bins), range=(lo, hi), weights=w)
+    if xp is np:
+        counts, _ = np.histogram(d, bins=int(bins), range=(lo, hi), weights=w)
+    else:
+        counts = _histogram_like_numpy(xp, d, int(bins), lo, hi, w)
     if density:
         out_dt = out_dt if out_dt.kind == "f" else (
             x._data.dtype if x._data.dtype.kind == "f" else _dt.default_float())
@@ -370,3 +373,22 @@ for _n in ["median", "nanmedian", "quantile", "nanquantile", "mode", "histogram"
 del _n
 __all__ = ["median", "nanmedian", "quantile", "nanquantile", "mode", "histogram", "bincount"]
 __tensor_methods__ = {"median": median, "nanmedian": nanmedian, "quantile": quantile, "nanquantile": nanquantile, "mode": mode, "histogram": histogram, "bincount": bincount}
+
+
+def _histogram_like_numpy(xp, d, bins, lo, hi, w):
+    """``np.histogram(d, bins, (lo, hi), weights=w)[0]`` on another array module, bin
+    for bin: numpy's edges (made on the host) and numpy's rule for a value near an
+    edge (the estimated bin is corrected against the edges), which CuPy's
+    ``histogram`` does not reproduce for values that fall on an edge."""
+    bin_type = np.result_type(lo, hi, d.dtype)
+    if bin_type.kind in "iub":
+        bin_type = np.dtype(np.float64)
+    edges = xp.asarray(np.linspace(lo, hi, bins + 1, dtype=bin_type))
+    keep = (d >= lo) & (d <= hi)
+    a = d[keep].astype(bin_type)
+    idx = ((a - bin_type.type(lo)) / bin_type.type(hi - lo) * bins).astype(np.intp)
+    idx[idx == bins] -= 1
+    idx[a < edges[idx]] -= 1
+    idx[(a >= edges[idx + 1]) & (idx != bins - 1)] += 1
+    return xp.bincount(idx, weights=None if w is None else w[keep], minlength=bins)
+

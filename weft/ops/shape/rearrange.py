@@ -5,6 +5,7 @@ import numpy as np
 
 from ...autograd.engine import apply, deflinear, defvjp, Primitive
 from ...core.args import normalize_axes, normalize_axis, tensor_arg, xp_of
+from ...core.scatter import add_at
 from ...core.tensor import Tensor
 from ..reduction.aggregate import sum as _sum
 from ._helpers import aliases, int_list, pyslice
@@ -32,10 +33,8 @@ def _segment_sum_fwd(g, reps, axis):
         starts = (np.cumsum(reps) - reps)[nz]
         out[(pyslice(None),) * axis + (nz,)] = np.add.reduceat(g, starts, axis=axis)
         return out
-    import cupyx  # noqa: PLC0415  (GPU only)
-
     seg = xp.asarray(np.repeat(np.arange(len(reps)), reps))
-    cupyx.scatter_add(xp.moveaxis(out, axis, 0), seg, xp.moveaxis(g, axis, 0))
+    add_at(xp.moveaxis(out, axis, 0), seg, xp.moveaxis(g, axis, 0))
     return out
 
 

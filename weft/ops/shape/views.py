@@ -131,7 +131,7 @@ def _cplx_of(d):
 
 def _as_complex_fwd(x):
     # a contiguous [..., 2] float block is exactly the memory layout of [...] complex
-    return np.ascontiguousarray(x).view(_cplx_of(x.dtype))[..., 0].copy()
+    return xp_of(x).ascontiguousarray(x).view(_cplx_of(x.dtype))[..., 0].copy()
 
 
 _as_complex = Primitive("as_complex", _as_complex_fwd)
