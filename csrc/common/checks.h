@@ -10,7 +10,8 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
-#include <sstream>
+#include <cstdio>
+#include <type_traits>
 #include <string>
 
 #include "common/dtype.h"
@@ -20,11 +21,33 @@ namespace weft {
 
 namespace py = pybind11;
 
+// Message text is built by appending, not with a std::ostringstream: where another
+// copy of libstdc++'s locale machinery is in the process (seen on a machine whose
+// toolchain linked libstdc++ into weft._C while the interpreter had the shared one
+// loaded), the stream's num_put facet crashed on the first number formatted, so
+// every error message with a number in it ended in a segmentation fault.
+namespace detail {
+inline void put(std::string& s, const char* v) { s += v; }
+inline void put(std::string& s, const std::string& v) { s += v; }
+inline void put(std::string& s, char v) { s += v; }
+inline void put(std::string& s, bool v) { s += v ? "1" : "0"; }  // as a stream prints it
+template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+void put(std::string& s, T v) {
+  s += std::to_string(v);
+}
+template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+void put(std::string& s, T v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));  // a stream's default
+  s += buf;
+}
+}  // namespace detail
+
 template <class... Args>
 std::string cat(const Args&... args) {
-  std::ostringstream os;
-  (os << ... << args);
-  return os.str();
+  std::string s;
+  (detail::put(s, args), ...);
+  return s;
 }
 
 // "(3, 4)" / "(5,)" / "()", as numpy prints shapes.

@@ -16,7 +16,7 @@ import numpy as np
 from .._native import extension as _extension
 
 from ..core import dtype as _dt
-from ..core.scatter import add_at
+from ..core.scatter import add_at, max_at, min_at
 
 # tests set this to run numpy arrays through the array-code (CuPy) path
 force_array_path = False
@@ -69,15 +69,7 @@ def _acc_dtype(dtype):
 
 
 def _scatter(xp, how, out, index, values):
-    if how == "add":
-        add_at(out, index, values)
-        return
-    if xp is np:
-        {"max": np.maximum, "min": np.minimum}[how].at(out, index, values)
-        return
-    import cupyx  # noqa: PLC0415
-
-    {"max": cupyx.scatter_max, "min": cupyx.scatter_min}[how](out, index, values)
+    {"add": add_at, "max": max_at, "min": min_at}[how](out, index, values)
 
 
 def _int_div(a, b, xp):

@@ -444,7 +444,10 @@ class CuSolver(LinalgBackend):
     def _tri(self, a, b, lower, trans, unit):
         from cupyx.scipy.linalg import solve_triangular  # noqa: PLC0415
         shape, a, b = self._broadcast(a, b)
-        out = self.xp.empty(b.shape, dtype=b.dtype)
+        out = self.xp.zeros(b.shape, dtype=b.dtype)
+        if a.shape[-1] == 0 or b.shape[-1] == 0:
+            # cuBLAS trsm refuses a zero leading dimension: nothing to solve
+            return out.reshape(shape + out.shape[-2:])
         for i in range(len(a)):
             out[i] = solve_triangular(a[i], b[i], trans=trans, lower=lower, unit_diagonal=unit,
                                       check_finite=False)

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._native import extension as _C
 from ..autograd.engine import Primitive, apply, defvjp
+from ..core.scatter import max_at
 from . import _kernels as K
 from .convert import global_crows, gather_rows, scatter_rows, values
 from .tensor import SparseCsrTensor, UnsupportedDtypeError, SparseBase, wrap_csr
@@ -60,13 +61,7 @@ def _widen(a):
 
 def _row_max(v, rows, n, xp):
     m = xp.full(n, -np.inf, dtype=v.dtype)
-    if xp is np:
-        np.maximum.at(m, rows, v)
-    else:
-        import cupyx  # noqa: PLC0415
-
-        cupyx.scatter_max(m, rows, v)
-    return m
+    return max_at(m, rows, v)
 
 
 def _softmax_fwd(v, rows):

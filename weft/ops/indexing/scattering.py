@@ -7,6 +7,7 @@ import numpy as np
 from ...autograd.engine import apply, defvjp, Primitive
 from ...autograd.inplace import inplace
 from ...core.args import check_same_place, normalize_axis, shape_arg, tensor_arg, xp_of
+from ...core.scatter import max_at, min_at
 from ...core.tensor import Tensor
 from ..math.ufuncs import where
 from ..primitives import index_add as add_rows, take
@@ -280,12 +281,7 @@ def _put_reduce_fwd(base, vals, lin, reduce, include_self):
     big = np.inf if k == "f" else True if k == "b" else np.iinfo(out.dtype).max
     if not include_self:
         out[lin] = (not big if k == "b" else -big) if reduce == "amax" else big
-    if xp is np:
-        (np.maximum if reduce == "amax" else np.minimum).at(out, lin, vals)
-    else:
-        import cupyx  # noqa: PLC0415
-
-        (cupyx.scatter_max if reduce == "amax" else cupyx.scatter_min)(out, lin, vals)
+    (max_at if reduce == "amax" else min_at)(out, lin, vals)
     return out
 
 

@@ -25,7 +25,24 @@ from .._support import binary_operands, require_float
 _add = Primitive("add", np.add)
 _sub = Primitive("subtract", np.subtract)
 _mul = Primitive("multiply", np.multiply)
-_div = Primitive("divide", np.true_divide)
+
+
+def _true_divide(x, y):
+    r = np.true_divide(x, y)
+    if r.dtype.kind != "c" or not hasattr(r, "__cuda_array_interface__"):
+        return r   # numpy arrays and scalars: numpy's own rule already
+    # CUDA's complex division returns NaN + NaN j for a zero divisor; numpy divides
+    # each part by |0| (x/0 = ±inf in each part, 0/0 = NaN): the GPU gives numpy's
+    xp = xp_of(r)
+    parts = xp.broadcast_to(xp.asarray(x), r.shape).astype(r.dtype)
+    zero = parts.real.dtype.type(0)
+    by_zero = xp.empty(r.shape, r.dtype)
+    by_zero.real = parts.real / zero
+    by_zero.imag = parts.imag / zero
+    return xp.where(xp.broadcast_to(xp.asarray(y) == 0, r.shape), by_zero, r)
+
+
+_div = Primitive("divide", _true_divide)
 _floordiv = Primitive("floor_divide", np.floor_divide)
 _mod = Primitive("remainder", np.remainder)
 _pow = Primitive("pow", np.power)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....core.args import normalize_axis
+from ....core.scatter import max_at
 from ....core.tensor import Tensor
 from ....nn import functional as _F
 from ....ops.math.ufuncs import exp
@@ -68,12 +69,7 @@ def segment_softmax(v, group, ngroups):
     xp = K.xp_of_array(a)
     m = xp.full((ngroups,) + a.shape[1:], -np.inf, dtype=a.dtype)
     if a.shape[0]:
-        if xp is np:
-            np.maximum.at(m, group, a)
-        else:
-            import cupyx  # noqa: PLC0415
-
-            cupyx.scatter_max(m, group, a)
+        max_at(m, group, a)
     shift = m[group]
     shift = xp.where(xp.isfinite(shift), shift, 0)
     e = exp(v - Tensor._wrap(shift))
