@@ -19,4 +19,5 @@ PYBIND11_MODULE(_C, m) {
   weft::bind_sparse_conv(m);
   weft::bind_special(m);
   weft::bind_ibeta_shape(m);
+  weft::bind_autograd_apply(m);
 }

@@ -121,6 +121,11 @@ def crows(draw):
     return index(draw)
 
 
+def _primitive(draw):
+    from weft.ops.math import ufuncs
+    return draw(st.sampled_from([ufuncs._add, ufuncs._mul, ufuncs._div, ufuncs._tanh]))
+
+
 def values(draw, ndim=1):
     return _array(draw, VALUE_DTYPES, ODD_VALUE_DTYPES, ndim, _floats)
 
@@ -574,6 +579,10 @@ BUILDERS = {
     "gamma_shape_derivs": b_gamma_shape,
     "gamma_sample_grad": b_gamma_grad,
     "beta_shape_derivs": b_beta_shape,
+    # a real primitive on malformed arrays (numpy's errors), and an init call whose
+    # arguments are not the classes it needs (returns False, changes nothing)
+    "autograd_apply": lambda d: (_primitive(d), values(d), values(d)),
+    "autograd_apply_init": lambda d: tuple(values(d) for _ in range(8)),
     "get_num_threads": lambda d: (),
     "has_openmp": lambda d: (),
     "build_info": lambda d: (),

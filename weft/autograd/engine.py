@@ -258,8 +258,12 @@ def _differentiable(t):
     return t._data.dtype.kind in "fc"
 
 
-def apply(prim, *args, **params):
-    """Run ``prim`` on ``args`` (Tensors or constants) and record it if needed."""
+def _apply_py(prim, *args, **params):
+    """Run ``prim`` on ``args`` (Tensors or constants) and record it if needed.
+
+    The definition of ``apply``; ``weft._C.autograd_apply`` does the same natively for
+    one-output primitives when no forward-mode pass or saved-tensor hooks are open
+    (and calls this for everything else). ``WEFT_PYTHON_APPLY=1`` keeps this one."""
     record = False
     datas = []
     for a in args:
@@ -962,3 +966,23 @@ def _fix_batched(g, t, batch):
         if pad:
             g = support.reshape(g, target)
     return _to_dtype(g, d.dtype)
+
+
+# ----------------------------------------------------------------------------------
+# the native fast path of apply (csrc/core/apply.cpp)
+
+def _native_apply():
+    import os  # noqa: PLC0415
+
+    from .._native import extension as ext  # noqa: PLC0415
+
+    if os.environ.get("WEFT_PYTHON_APPLY") == "1":
+        return _apply_py
+    init = getattr(ext, "autograd_apply_init", None)
+    if init is None or not init(Tensor, Node, Primitive, np.ndarray, globals(), mode, _apply_py,
+                                np.asarray):
+        return _apply_py
+    return ext.autograd_apply
+
+
+apply = _native_apply()
