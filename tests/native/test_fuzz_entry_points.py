@@ -583,6 +583,9 @@ BUILDERS = {
     # arguments are not the classes it needs (returns False, changes nothing)
     "autograd_apply": lambda d: (_primitive(d), values(d), values(d)),
     "autograd_apply_init": lambda d: tuple(values(d) for _ in range(8)),
+    # graph stages given things that are not graph nodes: TypeError, or False (nothing run)
+    "autograd_topo": lambda d: ([values(d)],),
+    "autograd_propagate": lambda d: ({}, {}, [values(d)], d(st.booleans())),
     "get_num_threads": lambda d: (),
     "has_openmp": lambda d: (),
     "build_info": lambda d: (),

@@ -600,7 +600,9 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False,
     :func:`_finish_leaves` hands the leaves their totals.
     """
     p = _Pass(inputs, no_grad_vars, retain_graph, create_graph, accumulate, batch)
-    order = _topo(_seed(p, roots, root_grads), p.blocked)
+    root_nodes = _seed(p, roots, root_grads)
+    order = _native_topo(root_nodes) if _native_topo is not None and not p.blocked else \
+        _topo(root_nodes, p.blocked)
     if inputs is not None:
         p.needed = _prune(order, p.leaf_targets, p.node_targets)
     if batch and not _batchable(roots, order, inputs):
@@ -666,6 +668,15 @@ def _prune(order, leaf_targets, node_targets):
 
 
 def _propagate(p, order):
+    if _native_propagate is not None and p.inputs is None and not (
+            p.create_graph or p.batch or p.needed is not None or p.blocked or
+            p.blocked_leaves or p.node_targets) and \
+            _native_propagate(p.buffers, p.leaf_acc, order, p.retain_graph):
+        return   # a plain backward() pass, run natively (csrc/core/engine.cpp)
+    _propagate_py(p, order)
+
+
+def _propagate_py(p, order):
     """The per-node step, for each node of ``order`` (consumers first) that received a
     cotangent: hooks, retained gradients and captured targets see the node's output
     cotangents first; then each input that leads somewhere gets its vjp, fixed up to
@@ -986,3 +997,11 @@ def _native_apply():
 
 
 apply = _native_apply()
+# the backward stages' native versions, enabled with apply (None: the Python ones)
+_native_topo = _native_propagate = None
+if apply is not _apply_py:
+    from .._native import extension as _ext  # noqa: E402
+
+    _native_topo = _ext.autograd_topo
+    _native_propagate = _ext.autograd_propagate
+    del _ext
