@@ -162,8 +162,13 @@ defvjp(_angle, lambda g, ans, x: _angle_vjp(g, x), save_out=False)
 
 # tanh and sigmoid backward as single ops (one pass instead of three in the hot
 # backward of small-tensor code), themselves differentiable for higher orders
-_tanh_backward = Primitive("tanh_backward", lambda g, y: g * np.conjugate(1 - y * y))
-_sigmoid_backward = Primitive("sigmoid_backward", lambda g, y: g * np.conjugate(y * (1 - y)))
+def _times_conj(g, h):
+    """g * conj(h); for real h the conjugate is h itself (and costs a pass to form)."""
+    return g * (np.conjugate(h) if h.dtype.kind == "c" else h)
+
+
+_tanh_backward = Primitive("tanh_backward", lambda g, y: _times_conj(g, 1 - y * y))
+_sigmoid_backward = Primitive("sigmoid_backward", lambda g, y: _times_conj(g, y * (1 - y)))
 # out = g * conj(h(y)) is holomorphic in g and anti-holomorphic in y, so the rule
 # for y conjugates the whole product: conj(gg * conj(g) * h'(y))
 defvjp(_tanh_backward, lambda gg, ans, g, y: gg * (1 - y * y),
