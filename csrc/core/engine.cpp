@@ -18,9 +18,11 @@
 #include <Python.h>
 #include <structmember.h>
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <cstring>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -102,8 +104,16 @@ struct KindCache {
 };
 KindCache kinds;
 
+// numpy arrays are read through their C struct (pybind11's proxies of numpy's layout):
+// ndim, dims and descr, with no attribute lookups or shape tuples made
+inline bool is_ndarray(PyObject* a) { return Py_TYPE(a) == S.ndarray; }
+
 // 1: floating or complex, 0: not, -1: error
 int float_or_complex(PyObject* array) {
+  if (is_ndarray(array)) {
+    const char k = py::detail::array_descriptor_proxy(py::detail::array_proxy(array)->descr)->kind;
+    return k == 'f' || k == 'c';
+  }
   PyObject* dt = PyObject_GetAttr(array, S.s_dtype);
   if (dt == nullptr) return -1;
   for (int i = 0; i < kinds.used; ++i)
@@ -579,6 +589,19 @@ PyObject* fitted(PyObject* gi, PyObject* a) {
       if (gd == nullptr) PyErr_SetString(PyExc_RuntimeError, "weft: a gradient without data");
       return nullptr;
     }
+    if (is_ndarray(gd) && is_ndarray(ad)) {
+      const auto* g = py::detail::array_proxy(gd);
+      const auto* x = py::detail::array_proxy(ad);
+      // the same descr object is the same dtype; different ones are compared below
+      const bool fits = g->nd == x->nd && g->descr == x->descr &&
+                        std::memcmp(g->dimensions, x->dimensions,
+                                    sizeof(*g->dimensions) * static_cast<size_t>(g->nd)) == 0;
+      if (fits) {
+        Py_DECREF(ad);
+        Py_INCREF(gi);
+        return gi;
+      }
+    }
     PyObject* gs = PyObject_GetAttr(gd, S.s_shape);
     PyObject* as = gs ? PyObject_GetAttr(ad, S.s_shape) : nullptr;
     int same = (gs && as) ? PyObject_RichCompareBool(gs, as, Py_EQ) : -1;
@@ -869,6 +892,100 @@ PyObject* propagate(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_TRUE;
 }
 
+
+// ---------------------------------------------------------------------------------
+// Tensor's arithmetic operators: the fast cases of ufuncs._binary's `op` (two numpy
+// tensors of one dtype, or a float/complex numpy tensor and a Python float or int,
+// whose weak-scalar result keeps the tensor's dtype), straight into apply; every other
+// case calls the Python op, which is the definition.
+
+struct BinaryOp {
+  PyObject* prim = nullptr;
+  PyObject* op = nullptr;  // the Python function (ufuncs.add, ...)
+  bool float_result = false;
+};
+BinaryOp binary_ops[4];  // add, subtract, multiply, divide
+
+inline bool is_py_number(PyObject* v) { return PyFloat_CheckExact(v) || PyLong_CheckExact(v); }
+
+inline char ndarray_kind(PyObject* a) {
+  return py::detail::array_descriptor_proxy(py::detail::array_proxy(a)->descr)->kind;
+}
+
+PyObject* call_binary(const BinaryOp& b, PyObject* x, PyObject* y) {
+  bool fast = false;
+  if (Py_TYPE(x) == S.tensor) {
+    PyObject* xd = at(x, S.t.data);
+    if (xd != nullptr && is_ndarray(xd)) {
+      if (Py_TYPE(y) == S.tensor) {
+        PyObject* yd = at(y, S.t.data);
+        if (yd != nullptr && is_ndarray(yd) &&
+            py::detail::array_proxy(xd)->descr == py::detail::array_proxy(yd)->descr) {
+          const char k = ndarray_kind(xd);
+          fast = !b.float_result || k == 'f' || k == 'c';
+        }
+      } else if (is_py_number(y)) {
+        const char k = ndarray_kind(xd);
+        fast = k == 'f' || k == 'c';
+      }
+    }
+  } else if (is_py_number(x) && Py_TYPE(y) == S.tensor) {
+    PyObject* yd = at(y, S.t.data);
+    if (yd != nullptr && is_ndarray(yd)) {
+      const char k = ndarray_kind(yd);
+      fast = k == 'f' || k == 'c';
+    }
+  }
+  if (fast) {
+    PyObject* args[3] = {b.prim, x, y};
+    return fast_apply(nullptr, args, 3, nullptr);
+  }
+  PyObject* args[2] = {x, y};
+  return PyObject_Vectorcall(b.op, args, 2, nullptr);
+}
+
+template <int K, bool Reflected>
+PyObject* binary_method(PyObject* self, PyObject* other) {
+  return Reflected ? call_binary(binary_ops[K], other, self) : call_binary(binary_ops[K], self, other);
+}
+
+PyMethodDef operator_defs[] = {
+    {"__add__", binary_method<0, false>, METH_O, "self + other (weft.add)"},
+    {"__radd__", binary_method<0, true>, METH_O, "other + self (weft.add)"},
+    {"__sub__", binary_method<1, false>, METH_O, "self - other (weft.subtract)"},
+    {"__rsub__", binary_method<1, true>, METH_O, "other - self (weft.subtract)"},
+    {"__mul__", binary_method<2, false>, METH_O, "self * other (weft.multiply)"},
+    {"__rmul__", binary_method<2, true>, METH_O, "other * self (weft.multiply)"},
+    {"__truediv__", binary_method<3, false>, METH_O, "self / other (weft.divide)"},
+    {"__rtruediv__", binary_method<3, true>, METH_O, "other / self (weft.divide)"},
+};
+
+// {name: method descriptor of Tensor} for the eight operators above, given the four
+// Python ops and their primitives (after autograd_apply_init)
+py::dict operators(py::sequence ops, py::sequence prims, py::sequence float_results) {
+  if (!S.ready) throw py::value_error("autograd_operators: autograd_apply_init has not succeeded");
+  if (py::len(ops) != 4 || py::len(prims) != 4 || py::len(float_results) != 4)
+    throw py::value_error("autograd_operators: give add, subtract, multiply and divide");
+  for (size_t k = 0; k < 4; ++k) {  // all checked before any is kept
+    if (!PyObject_TypeCheck(py::object(prims[k]).ptr(), S.prim))
+      throw py::type_error("autograd_operators: prims must be weft Primitives");
+    if (!PyCallable_Check(py::object(ops[k]).ptr()))
+      throw py::type_error("autograd_operators: ops must be callable");
+  }
+  for (size_t k = 0; k < 4; ++k) {
+    Py_XSETREF(binary_ops[k].prim, py::object(prims[k]).release().ptr());
+    Py_XSETREF(binary_ops[k].op, py::object(ops[k]).release().ptr());
+    binary_ops[k].float_result = PyObject_IsTrue(py::object(float_results[k]).ptr()) == 1;
+  }
+  py::dict out;
+  for (auto& def : operator_defs) {
+    PyObject* d = PyDescr_NewMethod(S.tensor, &def);
+    if (d == nullptr) throw py::error_already_set();
+    out[def.ml_name] = py::reinterpret_steal<py::object>(d);
+  }
+  return out;
+}
+
 PyMethodDef methods[] = {
     {"autograd_apply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fast_apply)),
      METH_FASTCALL | METH_KEYWORDS,
@@ -959,6 +1076,9 @@ bool init(py::object tensor, py::object node, py::object prim, py::object ndarra
 
 void bind_autograd_apply(py::module_& m) {
   if (PyModule_AddFunctions(m.ptr(), methods) < 0) throw py::error_already_set();
+  m.def("autograd_operators", &operators, py::arg("ops"), py::arg("prims"), py::arg("float_results"),
+        "Tensor's + - * / (and reflected) as native method descriptors: the fast cases of the "
+        "given Python ops straight into apply, the rest through those ops.");
   m.def("autograd_apply_init", &init, py::arg("tensor"), py::arg("node"), py::arg("primitive"),
         py::arg("ndarray"), py::arg("engine_globals"), py::arg("mode"), py::arg("slow_apply"),
         py::arg("asarray"),

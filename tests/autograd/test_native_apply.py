@@ -196,3 +196,32 @@ def test_hooks_send_the_pass_to_the_python_loop(rng):
     (h * h).sum().backward()
     np.testing.assert_allclose(seen[0], 2 * h.numpy())
     np.testing.assert_allclose(x.grad.numpy(), 18 * x.numpy())
+
+
+# ---- Tensor's + - * / as native methods
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide"])
+def test_operators_match_the_named_ops(name, rng):
+    op = getattr(weft, name)
+    f32 = weft.to_tensor(rng.uniform(1, 2, 5).astype("float32"), stop_gradient=False)
+    f64 = weft.to_tensor(rng.uniform(1, 2, 5))
+    c64 = weft.to_tensor((rng.uniform(1, 2, 5) + 1j).astype("complex64"))
+    i64 = weft.to_tensor(np.arange(1, 6))
+    p = weft.create_parameter([5], "float32")
+    sym = {"add": "__add__", "subtract": "__sub__", "multiply": "__mul__", "divide": "__truediv__"}
+    method = getattr(weft.Tensor, sym[name])
+    assert type(method).__name__ == "method_descriptor"
+    cases = [(f32, f32), (f32, 2.5), (f32, 3), (2.5, f32), (3, f32), (f64, f32), (i64, i64),
+             (i64, 2), (c64, 2.0), (c64, c64), (p, 1.5), (f32, np.float64(2.0)),
+             (f32, weft.to_tensor(np.float32(2.0)))]
+    for x, y in cases:
+        if isinstance(x, weft.Tensor):
+            got = method(x, y)
+        else:   # the reflected method of y
+            got = getattr(weft.Tensor, "__r" + sym[name][2:])(y, x)
+        want = op(x, y)
+        assert got.dtype == want.dtype and got.shape == want.shape, (name, x, y)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        assert got.stop_gradient == want.stop_gradient
+    with pytest.raises(TypeError):
+        method(f32, "a string")

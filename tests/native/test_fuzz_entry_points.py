@@ -586,6 +586,7 @@ BUILDERS = {
     # graph stages given things that are not graph nodes: TypeError, or False (nothing run)
     "autograd_topo": lambda d: ([values(d)],),
     "autograd_propagate": lambda d: ({}, {}, [values(d)], d(st.booleans())),
+    "autograd_operators": lambda d: ([values(d)] * 4, [values(d)] * 4, [d(st.booleans())] * 4),
     "get_num_threads": lambda d: (),
     "has_openmp": lambda d: (),
     "build_info": lambda d: (),

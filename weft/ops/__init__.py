@@ -36,6 +36,24 @@ for _fam in _FAMILIES:
     add_methods(Tensor, _fam.__tensor_methods__)
 del _fam
 
+
+def _native_operators():
+    """+ - * / on Tensors as native methods (csrc/core/engine.cpp) where the native
+    apply is in use: their common cases skip the Python op's frame."""
+    from .._native import extension  # noqa: PLC0415
+    from ..autograd import engine  # noqa: PLC0415
+    from .math import ufuncs as u  # noqa: PLC0415
+
+    if engine.apply is engine._apply_py or not hasattr(extension, "autograd_operators"):
+        return
+    ops = (u.add, u.subtract, u.multiply, u.divide)
+    for name, method in extension.autograd_operators(
+            ops, [u._add, u._sub, u._mul, u._div], [False, False, False, True]).items():
+        setattr(Tensor, name, method)
+
+
+_native_operators()
+
 from .cast import cast as _cast
 from .creation import zeros as _zeros
 from .math.ufuncs import real as _real
