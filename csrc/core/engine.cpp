@@ -192,7 +192,11 @@ PyObject* version_entry(Py_ssize_t i, PyObject* tensor) {
     PyErr_SetString(PyExc_RuntimeError, "weft apply: a tensor has no version counter");
     return nullptr;
   }
-  return Py_BuildValue("(nOO)", i, counter, PyList_GET_ITEM(counter, 0));
+  PyObject* index = PyLong_FromSsize_t(i);  // small ints are cached: no allocation
+  if (index == nullptr) return nullptr;
+  PyObject* e = PyTuple_Pack(3, index, counter, PyList_GET_ITEM(counter, 0));
+  Py_DECREF(index);
+  return e;
 }
 
 // node.versions: the inputs whose values the rules of the differentiable inputs read

@@ -162,13 +162,20 @@ defvjp(_angle, lambda g, ans, x: _angle_vjp(g, x), save_out=False)
 
 # tanh and sigmoid backward as single ops (one pass instead of three in the hot
 # backward of small-tensor code), themselves differentiable for higher orders
-def _times_conj(g, h):
-    """g * conj(h); for real h the conjugate is h itself (and costs a pass to form)."""
+def _tanh_bwd(g, y):
+    h = y * y
+    h = np.subtract(1, h, out=h) if type(h) is np.ndarray else 1 - h   # fresh: reuse it
+    # g * conj(h); a real h is its own conjugate (and conjugating costs a pass)
     return g * (np.conjugate(h) if h.dtype.kind == "c" else h)
 
 
-_tanh_backward = Primitive("tanh_backward", lambda g, y: _times_conj(g, 1 - y * y))
-_sigmoid_backward = Primitive("sigmoid_backward", lambda g, y: _times_conj(g, y * (1 - y)))
+def _sigmoid_bwd(g, y):
+    h = y * (1 - y)
+    return g * (np.conjugate(h) if h.dtype.kind == "c" else h)
+
+
+_tanh_backward = Primitive("tanh_backward", _tanh_bwd)
+_sigmoid_backward = Primitive("sigmoid_backward", _sigmoid_bwd)
 # out = g * conj(h(y)) is holomorphic in g and anti-holomorphic in y, so the rule
 # for y conjugates the whole product: conj(gg * conj(g) * h'(y))
 defvjp(_tanh_backward, lambda gg, ans, g, y: gg * (1 - y * y),
