@@ -1,4 +1,5 @@
 """Test-wide settings: deterministic hypothesis, float64-friendly numpy printing."""
+import contextlib
 import os
 
 import numpy as np
@@ -23,6 +24,19 @@ def _has_gpu():
 
 HAS_GPU = _has_gpu()
 requires_gpu = pytest.mark.skipif(not HAS_GPU, reason="needs CuPy and a CUDA device")
+
+
+@contextlib.contextmanager
+def on_device(device):
+    """New tensors default to ``device`` inside (ops that create tensors follow it)."""
+    import weft
+
+    prev = weft.get_device()
+    weft.set_device(device)
+    try:
+        yield
+    finally:
+        weft.set_device(prev)
 
 
 @pytest.fixture(autouse=True)

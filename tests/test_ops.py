@@ -5,7 +5,6 @@ second order gradients (masked for sparse inputs, api-sparse.md §6), and its
 bad-input errors. GPU cases skip where CuPy sees no device."""
 from __future__ import annotations
 
-import contextlib
 
 import numpy as np
 import pytest
@@ -13,6 +12,7 @@ import scipy.sparse as sp
 
 import weft
 from tests.conftest import HAS_GPU
+from tests.conftest import on_device as _on
 from tests.opinfo import (LAYOUTS, OP_DB, TOL, SparseArg, SparseOut, is_canonical,
                           is_sparse_tensor, refs_of, same_pattern, stored_mask, tensors_of)
 
@@ -47,17 +47,6 @@ def _cases(check, dtype_field="dtypes"):
                     out.append(pytest.param(op, np.dtype(d), layout, device, marks=marks,
                                             id=f"{op.name}-{np.dtype(d).name}-{layout}-{device}"))
     return out
-
-
-@contextlib.contextmanager
-def _on(device):
-    """New tensors default to ``device`` inside (ops that create tensors follow it)."""
-    prev = weft.get_device()
-    weft.set_device(device)
-    try:
-        yield
-    finally:
-        weft.set_device(prev)
 
 
 def _call(op, sample, device="cpu", **override):

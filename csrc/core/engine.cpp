@@ -166,22 +166,15 @@ PyObject* new_tensor(PyObject* data /* stolen */) {
   }
   Py_INCREF(S.zero);
   PyList_SET_ITEM(version, 0, S.zero);
+  // the fields of Tensor._wrap, into the fresh (zeroed) object
   at(t, S.t.data) = data;
-  Py_INCREF(Py_True);
-  at(t, S.t.stop_gradient) = Py_True;
-  Py_INCREF(Py_None);
-  at(t, S.t.grad) = Py_None;
-  Py_INCREF(Py_None);
-  at(t, S.t.node) = Py_None;
-  Py_INCREF(S.zero);
-  at(t, S.t.oidx) = S.zero;
   at(t, S.t.version) = version;
-  Py_INCREF(Py_None);
-  at(t, S.t.hooks) = Py_None;
-  Py_INCREF(Py_None);
-  at(t, S.t.name) = Py_None;
-  Py_INCREF(Py_False);
-  at(t, S.t.persistable) = Py_False;
+  for (auto [off, v] : {std::pair{S.t.stop_gradient, Py_True}, {S.t.grad, Py_None},
+                        {S.t.node, Py_None}, {S.t.oidx, S.zero}, {S.t.hooks, Py_None},
+                        {S.t.name, Py_None}, {S.t.persistable, Py_False}}) {
+    Py_INCREF(v);
+    at(t, off) = v;
+  }
   return t;
 }
 

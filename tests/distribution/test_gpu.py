@@ -6,13 +6,12 @@ Skipped where CuPy or a CUDA device is missing (CI never has one).
 """
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 
 import weft
 import weft.distribution as D
+from tests.conftest import on_device as _on
 from tests.conftest import requires_gpu
 
 from .distdb import TOL, dist_db
@@ -20,16 +19,6 @@ from .test_families import _call, _ref_value
 
 DIST_DB = dist_db()
 pytestmark = requires_gpu
-
-
-@contextlib.contextmanager
-def _on(device):
-    prev = weft.get_device()
-    weft.set_device(device)
-    try:
-        yield
-    finally:
-        weft.set_device(prev)
 
 
 def _host(t):
