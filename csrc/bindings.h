@@ -21,4 +21,5 @@ void bind_sparse_conv(pybind11::module_& m);
 void bind_special(pybind11::module_& m);
 void bind_ibeta_shape(pybind11::module_& m);
 void bind_autograd_apply(pybind11::module_& m);
+void bind_mahalanobis(pybind11::module_& m);
 }  // namespace weft

@@ -20,4 +20,5 @@ PYBIND11_MODULE(_C, m) {
   weft::bind_special(m);
   weft::bind_ibeta_shape(m);
   weft::bind_autograd_apply(m);
+  weft::bind_mahalanobis(m);
 }

@@ -144,3 +144,74 @@ def test_log_prob_value_shape_error():
         Normal(weft.zeros([4]), weft.ones([4])).log_prob(weft.zeros([3]))
     with pytest.raises(ValueError, match=r"Beta.log_prob: value of shape \[2, 3\]"):
         Beta(weft.ones([4]), weft.ones([4])).log_prob(weft.full([2, 3], 0.5))
+
+
+# ---- ‖L⁻¹ dᵢ‖² by the native substitution kernel (MultivariateNormal with one factor)
+
+def _factor(rng, k, dtype):
+    a = np.tril(rng.uniform(-0.5, 0.5, (k, k))) + 1.5 * np.eye(k)
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("k,n", [(1, 1), (3, 17), (8, 16), (13, 5), (64, 1000), (70, 33), (5, 0)])
+def test_mahalanobis_rows_against_a_float64_solve(k, n, dtype):
+    import scipy.linalg
+    rng = np.random.default_rng(k * 100 + n)
+    L = _factor(rng, k, dtype)
+    D = (rng.standard_normal((n, k)) * 3).astype(dtype)
+    got = weft._native.extension.tri_mahalanobis_rows(L, D)
+    z = scipy.linalg.solve_triangular(L.astype(np.float64), D.T.astype(np.float64), lower=True)
+    want = (z * z).sum(0)
+    assert got.dtype == np.dtype(dtype) and got.shape == (n,)
+    tol = 2e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    # only the lower triangle is read
+    up = L + np.triu(np.full((k, k), 7.0, dtype), 1)
+    np.testing.assert_array_equal(weft._native.extension.tri_mahalanobis_rows(up, D), got)
+
+
+def test_mahalanobis_rows_do_not_depend_on_the_thread_count():
+    from tests._threads import assert_same_on_1_and_2_threads
+    rng = np.random.default_rng(3)
+    L, D = _factor(rng, 64, "float32"), rng.standard_normal((5001, 64)).astype("float32")
+    assert_same_on_1_and_2_threads(lambda: [weft._native.extension.tri_mahalanobis_rows(L, D)])
+
+
+def test_mahalanobis_rows_gradients():
+    rng = np.random.default_rng(4)
+    L = weft.to_tensor(_factor(rng, 4, "float64"), stop_gradient=False)
+    D = weft.to_tensor(rng.standard_normal((6, 4)), stop_gradient=False)
+    f = _fused.tri_mahalanobis_rows
+    assert gradcheck(f, [L, D]) and gradgradcheck(f, [L, D])
+    f(L, D).sum().backward()
+    assert not np.triu(L.grad.numpy(), 1).any()   # the upper triangle is not an input
+
+
+def test_mvn_with_one_factor_takes_the_kernel_and_matches_scipy():
+    from weft.distribution import MultivariateNormal, _util
+    rng = np.random.default_rng(5)
+    k = 6
+    L = _factor(rng, k, "float64")
+    loc, x = rng.standard_normal(k), rng.standard_normal((4, 5, k))
+    d = MultivariateNormal(weft.to_tensor(loc), scale_tril=weft.to_tensor(L))
+    assert _fused.mahalanobis_rows_native(d._L, weft.to_tensor(x.reshape(-1, k)))
+    want = scipy.stats.multivariate_normal(loc, L @ L.T).logpdf(x)
+    np.testing.assert_allclose(d.log_prob(weft.to_tensor(x)).numpy(), want, rtol=1e-12)
+    # a zero on the diagonal goes to the triangular solve (which reports a singular factor)
+    sing = L.copy()
+    sing[2, 2] = 0.0
+    assert not _fused.mahalanobis_rows_native(weft.to_tensor(sing), weft.to_tensor(x[0]))
+    assert _util is not None
+
+
+def test_mahalanobis_rows_reject_bad_input():
+    C = weft._native.extension
+    with pytest.raises(ValueError, match="L must be square"):
+        C.tri_mahalanobis_rows(np.ones((2, 3)), np.ones((4, 3)))
+    with pytest.raises(ValueError, match="D has shape"):
+        C.tri_mahalanobis_rows(np.eye(3), np.ones((4, 2)))
+    with pytest.raises(TypeError, match="dtype"):
+        C.tri_mahalanobis_rows(np.eye(3, dtype=np.float32), np.ones((4, 3)))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        C.tri_mahalanobis_rows(np.eye(3), np.ones((3, 4)).T)

@@ -587,6 +587,7 @@ BUILDERS = {
     "autograd_topo": lambda d: ([values(d)],),
     "autograd_propagate": lambda d: ({}, {}, [values(d)], d(st.booleans())),
     "autograd_operators": lambda d: ([values(d)] * 4, [values(d)] * 4, [d(st.booleans())] * 4),
+    "tri_mahalanobis_rows": lambda d: (values(d, 2), values(d, 2)),
     "get_num_threads": lambda d: (),
     "has_openmp": lambda d: (),
     "build_info": lambda d: (),

@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from .. import _native
 from ..autograd.engine import Primitive, apply, defvjp
 from ..core.args import xp_of
 from .. import ops
@@ -203,3 +204,53 @@ defvjp(_sum_squares, lambda g, ans, z: 2.0 * g.unsqueeze(-2) * z, save_out=False
 def sum_squares_cols(z):
     """``(z * z).sum(axis=-2)`` for a floating Tensor ``z`` of at least two dims."""
     return apply(_sum_squares, z)
+
+
+# ---- ‖L⁻¹ d‖² for many vectors d under one triangular factor L
+
+
+def _mahal_rows_fwd(lower, rows):
+    return _native.extension.tri_mahalanobis_rows(np.ascontiguousarray(lower),
+                                                  np.ascontiguousarray(rows))
+
+
+def _mahal_solves(g, lower, rows):
+    """z = L⁻¹ dᵀ ([k, N]) and y = L⁻ᵀ (z · g) ([k, N]), in weft ops."""
+    from ..linalg import triangular_solve  # noqa: PLC0415
+
+    z = triangular_solve(lower, ops.transpose(rows, [1, 0]), upper=False)
+    y = triangular_solve(lower, z * g.unsqueeze(0), upper=False, transpose=True)
+    return z, y
+
+
+def _mahal_vjp_lower(g, ans, lower, rows):
+    # d‖L⁻¹d‖² = -2 (L⁻ᵀz)ᵀ dL z: only the lower triangle of L is read
+    z, y = _mahal_solves(g, lower, rows)
+    return ops.tril(-2.0 * (y @ ops.transpose(z, [1, 0])))
+
+
+def _mahal_vjp_rows(g, ans, lower, rows):
+    _, y = _mahal_solves(g, lower, rows)
+    return 2.0 * ops.transpose(y, [1, 0])
+
+
+_mahal_rows = Primitive("tri_mahalanobis_rows", _mahal_rows_fwd)
+defvjp(_mahal_rows, _mahal_vjp_lower, _mahal_vjp_rows, save_out=False)
+
+
+def tri_mahalanobis_rows(lower, rows):
+    """``‖L⁻¹ dᵢ‖²`` for the rows ``dᵢ`` of ``rows [N, k]`` and one lower-triangular
+    ``lower [k, k]`` (float32/float64 numpy tensors with a non-zero diagonal: see
+    :func:`mahalanobis_rows_native`), by the native substitution kernel
+    (csrc/linalg/mahalanobis.cpp) instead of a triangular solve and a sum of squares;
+    its gradients are written with triangular solves."""
+    return apply(_mahal_rows, lower, rows)
+
+
+def mahalanobis_rows_native(lower, rows):
+    """Whether :func:`tri_mahalanobis_rows` takes ``lower``/``rows`` (Tensors): numpy
+    float32/float64 of one dtype, and no zero on L's diagonal (a singular factor goes
+    through the triangular solve, which reports it)."""
+    a, b = lower._data, rows._data
+    return (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype and
+            a.dtype in (np.float32, np.float64) and bool(np.diagonal(a).all()))
