@@ -33,12 +33,17 @@ def _true_divide(x, y):
         return r   # numpy arrays and scalars: numpy's own rule already
     # CUDA's complex division returns NaN + NaN j for a zero divisor; numpy divides
     # each part by |0| (x/0 = ±inf in each part, 0/0 = NaN): the GPU gives numpy's
-    xp = xp_of(r)
+    return complex_division_by_zero(xp_of(r), x, y, r)
+
+
+def complex_division_by_zero(xp, x, y, r):
+    """``r`` (the complex ``x / y``) with numpy's value where ``y == 0``: each part of
+    ``x`` divided by +0. For any array module (tested with numpy)."""
     parts = xp.broadcast_to(xp.asarray(x), r.shape).astype(r.dtype)
     zero = parts.real.dtype.type(0)
     by_zero = xp.empty(r.shape, r.dtype)
-    by_zero.real = parts.real / zero
-    by_zero.imag = parts.imag / zero
+    by_zero.real[...] = parts.real / zero   # .real / .imag are views of by_zero
+    by_zero.imag[...] = parts.imag / zero
     return xp.where(xp.broadcast_to(xp.asarray(y) == 0, r.shape), by_zero, r)
 
 

@@ -1,8 +1,8 @@
-"""weft.core.scatter: the scatter-adds and max/min scatters every device uses.
-
-The GPU paths cannot run here (CI has no GPU), so the pieces they are built from are
-tested with numpy standing in for CuPy: the order-preserving map of float bits, and
-the max/min computed through it, against ``np.maximum.at`` / ``np.minimum.at``.
+"""Array code that runs on the GPU, tested on the CPU with numpy standing in for CuPy
+(CI has no GPU): the scatter-adds and max/min scatters every device uses
+(weft.core.scatter; on the GPU the max/min go through order-preserving integer images
+of the float bits, since CuPy rounds float64 max/min to float32), and the fix-up of
+complex division by zero.
 """
 import numpy as np
 import pytest
@@ -53,3 +53,21 @@ def test_cpu_entry_points_are_numpy_ufunc_at():
     m = np.full(2, np.inf)
     min_at(m, np.array([1, 1]), np.array([3.0, -2.0]))
     np.testing.assert_array_equal(m, [np.inf, -2.0])
+
+
+def test_gpu_complex_division_by_zero_follows_numpy():
+    """The GPU's fix-up of complex division by zero (CUDA gives NaN + NaN j), run with
+    numpy standing in for CuPy: numpy's own quotient wherever the divisor is 0."""
+    from weft.ops.math.ufuncs import complex_division_by_zero
+    x = np.array([[-2 + 3j, 0, 1j, 2, -1e300 - 1j]])
+    y = np.array([[0j], [1 + 1j]])            # broadcast: a zero row and a non-zero row
+    with np.errstate(all="ignore"):
+        want = x / y
+        cuda_like = np.where(y == 0, complex(np.nan, np.nan), want)
+        got = complex_division_by_zero(np, x, y, cuda_like)
+    np.testing.assert_array_equal(got, want)
+    for real in (np.array([3.0, -2.0, 0.0]),):   # a real dividend, complex divisor
+        with np.errstate(all="ignore"):
+            w = real / np.zeros(3, complex)
+            g = complex_division_by_zero(np, real, np.zeros(3, complex), np.full(3, np.nan + 0j))
+        np.testing.assert_array_equal(g, w)
