@@ -23,6 +23,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -685,8 +687,116 @@ bool rule_inputs(PyObject* node, PyObject* prim, PyObject* gs, Py_ssize_t n_out,
   return true;
 }
 
+// A pass's cotangent buffers, keyed by node pointer (the nodes stay alive: `order`
+// holds every reachable one), and an index of the leaf totals in leaf_acc (which owns
+// them): no Python int is made to look a node or a leaf up.
+struct PtrHash {
+  size_t operator()(PyObject* p) const { return std::hash<std::uintptr_t>()(reinterpret_cast<std::uintptr_t>(p) >> 4); }
+};
+struct Pass {
+  std::unordered_map<PyObject*, PyObject*, PtrHash> buffers;  // node -> list (owned)
+  std::unordered_map<PyObject*, PyObject*, PtrHash> leaves;   // leaf -> [leaf, total] (borrowed)
+  PyObject* leaf_acc = nullptr;                                // id(leaf) -> [leaf, total]
+
+  ~Pass() {
+    for (auto& kv : buffers) Py_DECREF(kv.second);
+  }
+  // the Python buffers dict's entries moved in, and leaf_acc indexed
+  bool load(PyObject* py_buffers, PyObject* acc) {
+    leaf_acc = acc;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(py_buffers, &pos, &k, &v)) {
+      void* p = PyLong_AsVoidPtr(k);
+      if (p == nullptr && PyErr_Occurred()) return false;
+      Py_INCREF(v);
+      buffers[static_cast<PyObject*>(p)] = v;
+    }
+    PyDict_Clear(py_buffers);
+    pos = 0;
+    while (PyDict_Next(acc, &pos, &k, &v)) {
+      if (!PyList_Check(v) || PyList_GET_SIZE(v) != 2) {
+        PyErr_SetString(PyExc_RuntimeError, "weft: a malformed leaf total");
+        return false;
+      }
+      leaves[PyList_GET_ITEM(v, 0)] = v;
+    }
+    return true;
+  }
+  // what is left goes back into the Python dict (nothing, after a complete pass)
+  bool store(PyObject* py_buffers) {
+    bool ok = true;
+    for (auto& kv : buffers) {
+      PyObject* key = ok ? PyLong_FromVoidPtr(kv.first) : nullptr;
+      ok = key != nullptr && PyDict_SetItem(py_buffers, key, kv.second) == 0;
+      Py_XDECREF(key);
+      Py_DECREF(kv.second);
+    }
+    buffers.clear();
+    return ok;
+  }
+  // buffers[node] taken out (new reference), or nullptr
+  PyObject* take(PyObject* node) {
+    auto it = buffers.find(node);
+    if (it == buffers.end()) return nullptr;
+    PyObject* gs = it->second;
+    buffers.erase(it);
+    return gs;
+  }
+  bool add_to_leaf(PyObject* a, PyObject* g) {
+    auto it = leaves.find(a);
+    if (it != leaves.end()) {
+      PyObject* entry = it->second;
+      PyObject* sum = PyNumber_Add(PyList_GET_ITEM(entry, 1), g);
+      return sum != nullptr && PyList_SetItem(entry, 1, sum) == 0;  // steals sum
+    }
+    PyObject* pair = PyList_New(2);
+    PyObject* key = pair ? PyLong_FromVoidPtr(a) : nullptr;
+    bool ok = key != nullptr;
+    if (ok) {
+      Py_INCREF(a);
+      PyList_SET_ITEM(pair, 0, a);
+      Py_INCREF(g);
+      PyList_SET_ITEM(pair, 1, g);
+      ok = PyDict_SetItem(leaf_acc, key, pair) == 0;
+      if (ok) leaves[a] = pair;
+    }
+    Py_XDECREF(key);
+    Py_XDECREF(pair);
+    return ok;
+  }
+  bool add_to_node(PyObject* an, PyObject* ao, PyObject* g) {
+    const Py_ssize_t oi = PyLong_AsSsize_t(ao);
+    if (oi == -1 && PyErr_Occurred()) return false;
+    auto it = buffers.find(an);
+    PyObject* buf;
+    if (it == buffers.end()) {
+      PyObject* aprim = PyObject_TypeCheck(an, S.node) ? at(an, S.n.prim) : nullptr;
+      const Py_ssize_t m = aprim && PyObject_TypeCheck(aprim, S.prim) ? PyLong_AsSsize_t(at(aprim, S.p.n_out)) : -1;
+      buf = m > 0 ? PyList_New(m) : nullptr;
+      if (buf == nullptr) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "weft: a malformed producer node");
+        return false;
+      }
+      for (Py_ssize_t k = 0; k < m; ++k) {
+        Py_INCREF(Py_None);
+        PyList_SET_ITEM(buf, k, Py_None);
+      }
+      buffers[an] = buf;  // owned by the map
+    } else {
+      buf = it->second;
+    }
+    if (oi < 0 || oi >= PyList_GET_SIZE(buf)) {
+      PyErr_SetString(PyExc_RuntimeError, "weft: an edge to a missing output");
+      return false;
+    }
+    PyObject* sum = add_grads(PyList_GET_ITEM(buf, oi), g);
+    return sum != nullptr && PyList_SetItem(buf, oi, sum) == 0;
+  }
+};
+
 // one node: its rules' cotangents added into the producers' buffers / leaf totals
-bool run_node(PyObject* node, PyObject* gs, PyObject* buffers, PyObject* leaf_acc) {
+bool run_node(PyObject* node, PyObject* gs, Pass& pass) {
   PyObject* prim = at(node, S.n.prim);
   PyObject* args = at(node, S.n.inputs);
   PyObject* edges = at(node, S.n.edges);
@@ -755,66 +865,7 @@ bool run_node(PyObject* node, PyObject* gs, PyObject* buffers, PyObject* leaf_ac
       ok = false;
       break;
     }
-    if (an == Py_None) {  // a leaf: its total, keyed by id
-      PyObject* key = PyLong_FromVoidPtr(a);
-      PyObject* entry = key ? PyDict_GetItemWithError(leaf_acc, key) : nullptr;  // borrowed
-      if (key == nullptr || (entry == nullptr && PyErr_Occurred())) {
-        ok = false;
-      } else if (entry == nullptr) {
-        PyObject* pair = PyList_New(2);
-        if (pair == nullptr) {
-          ok = false;
-        } else {
-          Py_INCREF(a);
-          PyList_SET_ITEM(pair, 0, a);
-          Py_INCREF(fit);
-          PyList_SET_ITEM(pair, 1, fit);
-          ok = PyDict_SetItem(leaf_acc, key, pair) == 0;
-          Py_DECREF(pair);
-        }
-      } else {
-        PyObject* sum = PyList_Check(entry) && PyList_GET_SIZE(entry) == 2
-                            ? PyNumber_Add(PyList_GET_ITEM(entry, 1), fit) : nullptr;
-        ok = sum != nullptr && PyList_SetItem(entry, 1, sum) == 0;  // steals sum
-      }
-      Py_XDECREF(key);
-    } else {  // a producer node: its buffer, one slot per output
-      PyObject* key = PyLong_FromVoidPtr(an);
-      PyObject* buf = key ? PyDict_GetItemWithError(buffers, key) : nullptr;  // borrowed
-      const Py_ssize_t oi = PyLong_AsSsize_t(ao);
-      if (key == nullptr || (buf == nullptr && PyErr_Occurred()) || (oi == -1 && PyErr_Occurred())) {
-        ok = false;
-      } else {
-        if (buf == nullptr) {
-          PyObject* aprim = PyObject_TypeCheck(an, S.node) ? at(an, S.n.prim) : nullptr;
-          const Py_ssize_t m = aprim && PyObject_TypeCheck(aprim, S.prim)
-                                   ? PyLong_AsSsize_t(at(aprim, S.p.n_out)) : -1;
-          PyObject* nb = m > 0 ? PyList_New(m) : nullptr;
-          if (nb != nullptr) {
-            for (Py_ssize_t k = 0; k < m; ++k) {
-              Py_INCREF(Py_None);
-              PyList_SET_ITEM(nb, k, Py_None);
-            }
-            ok = PyDict_SetItem(buffers, key, nb) == 0;
-            buf = nb;
-            Py_DECREF(nb);  // the dict holds it
-          } else {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "weft: a malformed producer node");
-            ok = false;
-          }
-        }
-        if (ok) {
-          if (oi < 0 || oi >= PyList_GET_SIZE(buf)) {
-            PyErr_SetString(PyExc_RuntimeError, "weft: an edge to a missing output");
-            ok = false;
-          } else {
-            PyObject* sum = add_grads(PyList_GET_ITEM(buf, oi), fit);
-            ok = sum != nullptr && PyList_SetItem(buf, oi, sum) == 0;
-          }
-        }
-      }
-      Py_XDECREF(key);
-    }
+    ok = an == Py_None ? pass.add_to_leaf(a, fit) : pass.add_to_node(an, ao, fit);
     Py_DECREF(fit);
   }
   Py_DECREF(args);
@@ -848,26 +899,16 @@ PyObject* propagate(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       if (v != nullptr && v != Py_None) Py_RETURN_FALSE;
     }
   }
+  Pass pass;
+  if (!pass.load(buffers, leaf_acc)) return nullptr;
   Py_INCREF(order);  // rules may run arbitrary code
   bool ok = true;
   for (Py_ssize_t k = 0; ok && k < n; ++k) {
     PyObject* node = PyList_GET_ITEM(order, k);
-    PyObject* key = PyLong_FromVoidPtr(node);
-    if (key == nullptr) {
-      ok = false;
-      break;
-    }
-    PyObject* gs = PyDict_GetItemWithError(buffers, key);  // borrowed
-    if (gs == nullptr) {
-      Py_DECREF(key);
-      if (PyErr_Occurred()) ok = false;
-      continue;
-    }
-    Py_INCREF(gs);
-    ok = PyDict_DelItem(buffers, key) == 0;
-    Py_DECREF(key);
+    PyObject* gs = pass.take(node);  // a new reference, or none for this node
+    if (gs == nullptr) continue;
     PyObject* ins = at(node, S.n.inputs);
-    if (ok && (ins == nullptr || ins == Py_None)) {
+    if (ins == nullptr || ins == Py_None) {
       PyObject* cls = engine_global("GraphFreedError");
       PyObject* name = PyObject_GetAttrString(at(node, S.n.prim), "name");
       if (cls != nullptr && name != nullptr)
@@ -877,13 +918,14 @@ PyObject* propagate(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       Py_XDECREF(name);
       ok = false;
     }
-    ok = ok && versions_current(node) && run_node(node, gs, buffers, leaf_acc);
+    ok = ok && versions_current(node) && run_node(node, gs, pass);
     Py_DECREF(gs);
     if (ok && !retain) {
       for (Py_ssize_t off : {S.n.inputs, S.n.edges, S.n.outs, S.n.params, S.n.packed})
         put_borrowed(node, off, Py_None);
     }
   }
+  if (ok && !pass.store(buffers)) ok = false;  // after an error the pass is abandoned
   Py_DECREF(order);
   if (!ok) return nullptr;
   Py_RETURN_TRUE;
