@@ -225,3 +225,40 @@ def test_operators_match_the_named_ops(name, rng):
         assert got.stop_gradient == want.stop_gradient
     with pytest.raises(TypeError):
         method(f32, "a string")
+
+
+# ---- arrays that are not numpy's own type (CuPy's, on a GPU)
+
+class _DeviceLike(np.ndarray):
+    """Stands in for a CuPy array where no GPU is: not numpy's exact type, and it has
+    ``__cuda_array_interface__``, so the native paths take their generic branches
+    (attribute lookups instead of numpy's struct)."""
+
+    @property
+    def __cuda_array_interface__(self):
+        return {}
+
+
+def _dev(a):
+    return np.asarray(a, dtype=float).view(_DeviceLike)
+
+
+def test_generic_arrays_take_the_generic_branches():
+    from weft.core.tensor import Tensor
+    sq = engine.Primitive("test_device_like_square", lambda x: _dev(np.asarray(x) ** 2),
+                          register=False)
+    engine.defvjp(sq, lambda g, ans, x: Tensor._wrap(_dev(2 * np.asarray(g._data) *
+                                                          np.asarray(x._data))))
+    x = Tensor._wrap(_dev([1.0, 2.0, 3.0]))
+    x.stop_gradient = False
+    y = engine.apply(sq, x)
+    assert type(y._data) is _DeviceLike and y._node is not None and not y.stop_gradient
+    z = engine.apply(sq, y)
+    order = engine._native_topo([z._node])
+    assert order == [z._node, y._node]
+    p = engine._Pass(None, None, False, False, True, 0)
+    p.buffers[id(z._node)] = [Tensor._wrap(_dev([1.0, 1.0, 1.0]))]
+    assert engine._native_propagate(p.buffers, p.leaf_acc, order, False)
+    (leaf, g), = p.leaf_acc.values()
+    assert leaf is x
+    np.testing.assert_array_equal(np.asarray(g._data), 4 * np.array([1.0, 2.0, 3.0]) ** 3)
