@@ -62,7 +62,13 @@ class Gamma(ExponentialFamily):
         """``G / rate`` with ``G ~ Gamma(concentration, 1)`` (implicit gradients)."""
         shape = self._extend_shape(_util.sample_shape_arg(shape, f"{type(self).__name__}.rsample"))
         g = _gamma_sampling.gamma(self.concentration, shape, f"{type(self).__name__}.rsample")
-        return g / self.rate
+        r = self.rate
+        if r.stop_gradient and r._data.size == 1 and r.dtype == g.dtype and float(r._data) == 1.0:
+            # the standard Gamma (rate 1, a constant): x / 1 is x exactly, and skipping it
+            # saves two full passes and lets the backward see the cotangent of a sum as
+            # the broadcast number it is (one reduction instead of a product and a sum)
+            return g
+        return g / r
 
     def log_prob(self, value):
         value = self._value(value)
