@@ -22,4 +22,5 @@ void bind_special(pybind11::module_& m);
 void bind_ibeta_shape(pybind11::module_& m);
 void bind_autograd_apply(pybind11::module_& m);
 void bind_mahalanobis(pybind11::module_& m);
+void bind_categorical(pybind11::module_& m);
 }  // namespace weft

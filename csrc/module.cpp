@@ -21,4 +21,5 @@ PYBIND11_MODULE(_C, m) {
   weft::bind_ibeta_shape(m);
   weft::bind_autograd_apply(m);
   weft::bind_mahalanobis(m);
+  weft::bind_categorical(m);
 }

@@ -215,3 +215,55 @@ def test_mahalanobis_rows_reject_bad_input():
         C.tri_mahalanobis_rows(np.eye(3, dtype=np.float32), np.ones((4, 3)))
     with pytest.raises(ValueError, match="C-contiguous"):
         C.tri_mahalanobis_rows(np.eye(3), np.ones((3, 4)).T)
+
+
+# ---- inverse-cdf draws by scanning rows (Categorical and friends, a few draws per row)
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("rows,k,draws", [(7, 5, 3), (1, 1, 2), (50, 300, 1), (3, 17, 8), (0, 4, 2)])
+def test_categorical_scan_is_searchsorted_on_each_rows_running_sum(rows, k, draws, dtype):
+    rng = np.random.default_rng(rows * 31 + k)
+    w = rng.random((rows, k)).astype(dtype)
+    if rows:
+        w[0, :min(2, k)] = 0.0            # zero weights are never drawn
+    u = rng.random((draws, rows))
+    got = weft._native.extension.categorical_scan(w, u)
+    want = np.empty((draws, rows), np.int64)
+    for r in range(rows):
+        c = np.cumsum(w[r].astype(np.float64))
+        want[:, r] = np.clip(np.searchsorted(c, u[:, r] * c[-1], side="right"), 0, k - 1)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_categorical_scan_does_not_depend_on_the_thread_count():
+    from tests._threads import assert_same_on_1_and_2_threads
+    rng = np.random.default_rng(2)
+    w, u = rng.random((4001, 300)).astype("float32"), rng.random((2, 4001))
+    assert_same_on_1_and_2_threads(lambda: [weft._native.extension.categorical_scan(w, u)])
+
+
+def test_categorical_draws_through_either_path_follow_the_probabilities():
+    # a few draws per row (the scan) and many (the running sums): the same law
+    from weft.distribution import Categorical
+    p = np.array([[0.1, 0.0, 0.6, 0.3], [0.25, 0.25, 0.25, 0.25]])
+    with np.errstate(divide="ignore"):
+        d = Categorical(weft.to_tensor(np.log(p)))    # logits; log 0 = -inf: never drawn
+    weft.seed(3)
+    few = np.stack([d.sample([4]).numpy() for _ in range(2500)]).reshape(-1, 2)   # scan
+    weft.seed(3)
+    many = d.sample([10000]).numpy()                                              # cumsum
+    for draws in (few, many):
+        for r in range(2):
+            freq = np.bincount(draws[:, r], minlength=4) / len(draws)
+            np.testing.assert_allclose(freq, p[r], atol=0.02)
+        assert not (draws[:, 0] == 1).any()
+
+
+def test_categorical_scan_rejects_bad_input():
+    C = weft._native.extension
+    with pytest.raises(ValueError, match="u has shape"):
+        C.categorical_scan(np.ones((3, 2)), np.ones((1, 4)))
+    with pytest.raises(TypeError, match="u must be float64"):
+        C.categorical_scan(np.ones((3, 2)), np.ones((1, 3), np.float32))
+    with pytest.raises(ValueError, match="at least one column"):
+        C.categorical_scan(np.ones((3, 0)), np.ones((1, 3)))

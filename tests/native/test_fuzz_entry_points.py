@@ -588,6 +588,7 @@ BUILDERS = {
     "autograd_propagate": lambda d: ({}, {}, [values(d)], d(st.booleans())),
     "autograd_operators": lambda d: ([values(d)] * 4, [values(d)] * 4, [d(st.booleans())] * 4),
     "tri_mahalanobis_rows": lambda d: (values(d, 2), values(d, 2)),
+    "categorical_scan": lambda d: (values(d, 2), values(d, 2)),
     "get_num_threads": lambda d: (),
     "has_openmp": lambda d: (),
     "build_info": lambda d: (),

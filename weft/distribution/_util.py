@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from .. import ops
+from .. import _native, ops
 from ..autograd import no_grad
 from ..core import dtype as _dt
 from ..ops.random import _Draw as _RandomDraw
@@ -222,6 +222,10 @@ def full_like_shape(value, shape, like):
     return ops.full(list(shape), value, dtype=like.dtype)
 
 
+# up to this many draws per row, scanning rows beats forming every running sum
+_SCAN_DRAWS = 8
+
+
 def categorical_indices(gen, weights, lead):
     """Indices drawn from the rows of ``weights`` (a backend array ``batch + (K,)`` of
     non-negative, not necessarily normalised weights), of shape ``lead + batch``.
@@ -233,6 +237,14 @@ def categorical_indices(gen, weights, lead):
     batch = weights.shape[:-1]
     k = weights.shape[-1]
     rows = int(np.prod(batch, dtype=np.int64))
+    draws = int(np.prod(lead, dtype=np.int64))
+    if xp is np and draws <= _SCAN_DRAWS and k and weights.dtype in (np.float32, np.float64):
+        # a few draws per row: scan each row's running sum (natively) instead of forming
+        # all of them (csrc/core/categorical.cpp)
+        u = std_uniform(gen, (draws, rows), np.dtype(np.float64))
+        w = np.ascontiguousarray(weights.reshape(rows, k))
+        idx = _native.extension.categorical_scan(w, u)
+        return idx.reshape(tuple(lead) + tuple(batch))
     cum = xp.cumsum(weights.reshape(-1), dtype=np.float64)
     ends = cum[k - 1::k]
     starts = xp.concatenate([xp.zeros(1, np.float64), ends[:-1]])
