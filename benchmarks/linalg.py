@@ -220,6 +220,11 @@ def summary(rep):
         if ratio is not None:
             lines.append(f"  {case:<40} vs {peer:<6} {ratio:6.2f}x  (goal >= {goal}x) "
                          f"{'met' if ratio >= goal else 'MISSED'}")
+        # the optional mkl backend (weft[mkl]) against the same goal, where installed
+        ratio = rep.ratio(case, peer, "weft mkl")
+        if ratio is not None:
+            lines.append(f"  {case:<40} vs {peer:<6} {ratio:6.2f}x  (goal >= {goal}x) "
+                         f"{'met' if ratio >= goal else 'MISSED'}  [weft mkl]")
     mkl = rep.ratio("solve f64 1024x1024 @ [1024,1]", "weft mkl", "torch")
     if mkl is not None:
         lines.append(f"  solve 1024 weft mkl / torch {mkl:6.2f}  (goal <= 1.2) "
