@@ -67,6 +67,7 @@ struct State {
   PyObject* s_data = nullptr;
   PyObject* s_cai = nullptr;
   PyObject* zero = nullptr;  // the int 0
+  PyObject* empty_params = nullptr;  // the params of nodes recorded without keywords
   Offsets t{};
   NodeOffsets n{};
   PrimOffsets p{};
@@ -290,7 +291,9 @@ PyObject* record(PyObject* prim, PyObject* const* inputs, Py_ssize_t n, PyObject
   // every slot set before anything can fail, so the node is always complete
   put_borrowed(node, S.n.prim, prim);
   PyObject* ins = PyTuple_New(n);
-  PyObject* params = PyDict_New();
+  // no keyword parameters: one shared empty dict (rules get **params, a copy; nothing
+  // writes to a node's params)
+  PyObject* params = kwnames != nullptr ? PyDict_New() : (Py_INCREF(S.empty_params), S.empty_params);
   if (ins == nullptr || params == nullptr) {
     Py_XDECREF(ins);
     Py_XDECREF(params);
@@ -408,7 +411,11 @@ PyObject* fast_apply(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObje
     }
   }
   for (Py_ssize_t k = 0; k < nkw; ++k) stack[n + k] = inputs[n + k];
+  // the arrays are held for the call (as the Python path's list holds them): the forward
+  // may run code that rebinds a tensor's data
+  for (Py_ssize_t i = 0; i < n; ++i) Py_INCREF(stack[i]);
   PyObject* out = PyObject_Vectorcall(fwd, stack, static_cast<size_t>(n), kwnames);
+  for (Py_ssize_t i = 0; i < n; ++i) Py_DECREF(stack[i]);
   if (out == nullptr) return nullptr;
   if (Py_TYPE(out) != S.ndarray) {
     if (!PyObject_HasAttr(out, S.s_cai)) {
@@ -1103,8 +1110,9 @@ bool init(py::object tensor, py::object node, py::object prim, py::object ndarra
     S.s_data = PyUnicode_InternFromString("_data");
     S.s_cai = PyUnicode_InternFromString("__cuda_array_interface__");
     S.zero = PyLong_FromLong(0);
+    S.empty_params = PyDict_New();
     if (!S.s_fwd_active || !S.s_hook_contexts || !S.s_enabled || !S.s_dtype || !S.s_kind || !S.s_shape || !S.s_data ||
-        !S.s_cai || !S.zero)
+        !S.s_cai || !S.zero || !S.empty_params)
       throw py::error_already_set();
   }
   S.ready = true;

@@ -120,7 +120,9 @@ _no_save = dict(save=(), save_out=False)
 
 defvjp(_add, lambda g, ans, x, y: g, lambda g, ans, x, y: g, **_no_save)
 defvjp(_sub, lambda g, ans, x, y: g, lambda g, ans, x, y: -_summed_to(g, y), **_no_save)
-defvjp(_mul, lambda g, ans, x, y: g * cj(y), lambda g, ans, x, y: g * cj(x),
+# (a Python float or int is its own conjugate: the common `x * 1.5` skips cj's checks)
+defvjp(_mul, lambda g, ans, x, y: g * (y if type(y) in (float, int) else cj(y)),
+       lambda g, ans, x, y: g * (x if type(x) in (float, int) else cj(x)),
        save={0: (1,), 1: (0,)}, save_out=False)
 defvjp(_div, lambda g, ans, x, y: g / cj(y), lambda g, ans, x, y: -g * cj(ans / y),
        save={0: (1,), 1: (1,)})
