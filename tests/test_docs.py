@@ -21,6 +21,9 @@ def test_every_page_is_indexed():
                          ids=lambda p: p.name)
 def test_page_runs(page):
     text = page.read_text()
+    if page.name == "distributed.md":   # the optional [distributed] extra (in the test extra)
+        pytest.importorskip("dask.distributed", reason="docs/distributed.md needs dask[distributed] "
+                            "(pip install weft[distributed])")
     namespace = {"__name__": f"docs_{page.stem}"}
     for m in BLOCK.finditer(text):
         line = text[:m.start()].count("\n") + 2
