@@ -980,7 +980,7 @@ def _fix_batched(g, t, batch):
 
 
 # ----------------------------------------------------------------------------------
-# the native fast path of apply (csrc/core/apply.cpp)
+# the native fast paths (csrc/core/engine.cpp): apply, and the backward stages below
 
 def _native_apply():
     import os  # noqa: PLC0415
