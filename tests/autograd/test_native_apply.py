@@ -1,6 +1,7 @@
-"""The native fast path of ``engine.apply`` (csrc/core/apply.cpp) against the Python
-definition it replaces (``engine._apply_py``): same outputs, same recorded nodes, no
-leaked references; the cases it hands back to Python still take the Python path."""
+"""The native fast paths of the engine (csrc/core/engine.cpp) against the Python
+definitions they replace (``engine._apply_py``, ``_topo``, ``_propagate_py``, the ops
+behind Tensor's operators): same outputs, nodes and gradients, no leaked references;
+the cases handed back to Python still take the Python path."""
 import gc
 import sys
 import weakref
