@@ -13,18 +13,9 @@ import weft
 from weft import _native
 from weft.core import backend as reg
 from weft.linalg import backends as lb
+from tests.linalg._data import DTYPES, TOL, mats as _mats
 from tests._threads import assert_same_on_1_and_2_threads, outputs_on_1_and_2_threads
 
-DTYPES = ["float32", "float64", "complex64", "complex128"]
-TOL = {"float32": 2e-4, "complex64": 2e-4, "float64": 1e-10, "complex128": 1e-10}
-
-
-def _mats(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(dtype)
 
 
 def _spd(shape, dtype, seed=0):
