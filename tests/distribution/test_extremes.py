@@ -26,7 +26,7 @@ RTOL = {F32: 2e-5, F64: 1e-10}
 _BETALN_LARGE = {F64: 1e-9}
 
 
-def _t(x, dtype, grad=False):
+def _t(x, dtype=F64, grad=False):
     t = weft.to_tensor(np.asarray(x, dtype=dtype))
     if grad:
         t.stop_gradient = False

@@ -1,6 +1,6 @@
 """cdf/icdf of the incomplete-beta families (StudentT, FisherSnedecor, Binomial, Beta)
 at extreme but valid inputs, against mpmath (closed forms, sums or root-finding at 40
-digits) or scipy where it is accurate; and gradcheck (float64) of the branches these
+to 50 digits) or scipy where it is accurate; and gradcheck (float64) of the branches these
 use: the complementary side where an argument rounds to 1, the leading term of the
 series where it underflows, the correction of Binomial's rounded ``1 - p``.
 
@@ -17,20 +17,7 @@ import weft
 import weft.distribution as D
 from weft.autograd import gradcheck
 
-F32, F64 = np.float32, np.float64
-RTOL = {F32: 2e-5, F64: 1e-10}
-
-
-def _t(x, dtype=F64, grad=False):
-    t = weft.to_tensor(np.asarray(x, dtype=dtype))
-    if grad:
-        t.stop_gradient = False
-    return t
-
-
-def _mp(f, xs):
-    with mp.workdps(40):
-        return np.array([float(f(mp.mpf(float(v)))) for v in xs])
+from .test_extremes import F32, F64, RTOL, _mp, _t
 
 
 def _ibeta(a, b, x):
