@@ -110,11 +110,21 @@ KindCache kinds;
 // numpy arrays are read through their C struct (pybind11's proxies of numpy's layout):
 // ndim, dims and descr, with no attribute lookups or shape tuples made
 inline bool is_ndarray(PyObject* a) { return Py_TYPE(a) == S.ndarray; }
+inline char ndarray_kind(PyObject* a) {
+  return py::detail::array_descriptor_proxy(py::detail::array_proxy(a)->descr)->kind;
+}
+
+// node and leaf pointers as hash keys (objects are 16-byte aligned: drop the zero bits)
+struct PtrHash {
+  size_t operator()(PyObject* p) const {
+    return std::hash<std::uintptr_t>()(reinterpret_cast<std::uintptr_t>(p) >> 4);
+  }
+};
 
 // 1: floating or complex, 0: not, -1: error
 int float_or_complex(PyObject* array) {
   if (is_ndarray(array)) {
-    const char k = py::detail::array_descriptor_proxy(py::detail::array_proxy(array)->descr)->kind;
+    const char k = ndarray_kind(array);
     return k == 'f' || k == 'c';
   }
   PyObject* dt = PyObject_GetAttr(array, S.s_dtype);
@@ -481,10 +491,7 @@ PyObject* topo(PyObject*, PyObject* roots) {
     Py_DECREF(fast);
     return nullptr;
   }
-  struct Hash {
-    size_t operator()(PyObject* p) const { return reinterpret_cast<size_t>(p) >> 4; }
-  };
-  std::unordered_set<PyObject*, Hash> seen;
+  std::unordered_set<PyObject*, PtrHash> seen;
   std::vector<std::pair<PyObject*, Py_ssize_t>> stack;
   bool ok = true;
   for (Py_ssize_t r = 0; ok && r < PySequence_Fast_GET_SIZE(fast); ++r) {
@@ -697,9 +704,6 @@ bool rule_inputs(PyObject* node, PyObject* prim, PyObject* gs, Py_ssize_t n_out,
 // A pass's cotangent buffers, keyed by node pointer (the nodes stay alive: `order`
 // holds every reachable one), and an index of the leaf totals in leaf_acc (which owns
 // them): no Python int is made to look a node or a leaf up.
-struct PtrHash {
-  size_t operator()(PyObject* p) const { return std::hash<std::uintptr_t>()(reinterpret_cast<std::uintptr_t>(p) >> 4); }
-};
 struct Pass {
   std::unordered_map<PyObject*, PyObject*, PtrHash> buffers;  // node -> list (owned)
   std::unordered_map<PyObject*, PyObject*, PtrHash> leaves;   // leaf -> [leaf, total] (borrowed)
@@ -953,10 +957,6 @@ struct BinaryOp {
 BinaryOp binary_ops[4];  // add, subtract, multiply, divide
 
 inline bool is_py_number(PyObject* v) { return PyFloat_CheckExact(v) || PyLong_CheckExact(v); }
-
-inline char ndarray_kind(PyObject* a) {
-  return py::detail::array_descriptor_proxy(py::detail::array_proxy(a)->descr)->kind;
-}
 
 PyObject* call_binary(const BinaryOp& b, PyObject* x, PyObject* y) {
   bool fast = false;
